@@ -1,0 +1,72 @@
+#pragma once
+// EU7B (.eu7): compiled MaSzyna scenery modules. Records as stored in the file; nothing here
+// knows about rendering. See shared/specs/eu7b-format.pl.txt and shared/specs/notes/eu7b.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/string_table.hpp"
+
+namespace sceneria::eu7b {
+
+constexpr std::uint32_t fourcc(char a, char b, char c, char d) {
+  return static_cast<std::uint32_t>(static_cast<std::uint8_t>(a)) |
+         static_cast<std::uint32_t>(static_cast<std::uint8_t>(b)) << 8 |
+         static_cast<std::uint32_t>(static_cast<std::uint8_t>(c)) << 16 |
+         static_cast<std::uint32_t>(static_cast<std::uint8_t>(d)) << 24;
+}
+
+namespace chunk {
+constexpr std::uint32_t STRS = fourcc('S', 'T', 'R', 'S');
+constexpr std::uint32_t INCL = fourcc('I', 'N', 'C', 'L');
+constexpr std::uint32_t PLAC = fourcc('P', 'L', 'A', 'C');
+constexpr std::uint32_t TRAK = fourcc('T', 'R', 'A', 'K');
+constexpr std::uint32_t TERR = fourcc('T', 'E', 'R', 'R');
+constexpr std::uint32_t MESH = fourcc('M', 'E', 'S', 'H');
+constexpr std::uint32_t LINE = fourcc('L', 'I', 'N', 'E');
+constexpr std::uint32_t MODL = fourcc('M', 'O', 'D', 'L');
+constexpr std::uint32_t PIDX = fourcc('P', 'I', 'D', 'X');
+constexpr std::uint32_t PROT = fourcc('P', 'R', 'O', 'T');
+constexpr std::uint32_t PACK = fourcc('P', 'A', 'C', 'K');
+constexpr std::uint32_t TRAC = fourcc('T', 'R', 'A', 'C');
+constexpr std::uint32_t PWRS = fourcc('P', 'W', 'R', 'S');
+constexpr std::uint32_t MEMC = fourcc('M', 'E', 'M', 'C');
+constexpr std::uint32_t LAUN = fourcc('L', 'A', 'U', 'N');
+constexpr std::uint32_t DYNM = fourcc('D', 'Y', 'N', 'M');
+constexpr std::uint32_t SOND = fourcc('S', 'O', 'N', 'D');
+constexpr std::uint32_t TRSE = fourcc('T', 'R', 'S', 'E');
+constexpr std::uint32_t EVNT = fourcc('E', 'V', 'N', 'T');
+constexpr std::uint32_t FINT = fourcc('F', 'I', 'N', 'T');
+}  // namespace chunk
+
+constexpr char kMagic[4] = {'E', 'U', '7', 'B'};
+constexpr std::uint32_t kMinVersion = 4;  // 1-3 are rejected by every reference reader
+constexpr std::uint32_t kMaxVersion = 9;
+constexpr std::uint32_t kHeaderSize = 8;       // magic + u32 version
+constexpr std::uint32_t kChunkHeaderSize = 8;  // FourCC + u32 total size (header included)
+
+bool is_known_chunk(std::uint32_t id);
+// "STRS"; bytes outside printable ASCII appear as \xNN so an unknown id is always readable.
+std::string chunk_name(std::uint32_t id);
+
+struct ChunkInfo {
+  std::uint32_t id = 0;
+  std::uint64_t offset = 0;  // of the chunk header
+  std::uint64_t size = 0;    // total, including the 8-byte header
+  std::uint64_t payload_offset() const { return offset + kChunkHeaderSize; }
+  std::uint64_t payload_size() const { return size - kChunkHeaderSize; }
+};
+
+// The framing of a module: what a chunk walk sees without decoding any payload.
+struct Container {
+  std::uint32_t version = 0;
+  std::uint64_t file_size = 0;
+  std::vector<ChunkInfo> chunks;
+};
+
+struct Module {
+  Container container;
+  StringTable strings;
+};
+
+}  // namespace sceneria::eu7b

@@ -1,0 +1,286 @@
+// EU7B container: header, chunk walk and STRS, against every sample and on crafted bad bytes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/writer.hpp"
+#include "io/byte_source.hpp"
+#include "sample_files.hpp"
+
+namespace sceneria::eu7b {
+namespace {
+
+using test::eu7_samples;
+using test::read_file;
+
+std::vector<std::uint8_t> u32le(std::uint32_t v) {
+  std::vector<std::uint8_t> out(4);
+  std::memcpy(out.data(), &v, 4);
+  return out;
+}
+
+std::vector<std::uint8_t> concat(std::initializer_list<std::vector<std::uint8_t>> parts) {
+  std::vector<std::uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::vector<std::uint8_t> bytes(std::string_view s) { return {s.begin(), s.end()}; }
+
+Result<Container> walk(const std::vector<std::uint8_t>& b) {
+  MemorySource src(b, "crafted.eu7");
+  return read_container(src);
+}
+
+Result<Module> module_of(const std::vector<std::uint8_t>& b) {
+  MemorySource src(b, "crafted.eu7");
+  return read_module(src);
+}
+
+std::vector<std::uint8_t> strs_module(const std::vector<std::uint8_t>& strs_payload, std::uint32_t version = 6) {
+  const RawChunk chunks[] = {{chunk::STRS, strs_payload}};
+  return write_container(version, chunks);
+}
+
+// ---- every sample ----
+
+TEST(Eu7bSamples, FindsAllSampleModules) {
+  SCENERIA_REQUIRE_SAMPLES();
+  // 13 in maszyna/eu7 (6 current + 7 historic) and 2 in maszyna/allnodes.
+  EXPECT_EQ(eu7_samples().size(), 15u);
+}
+
+TEST(Eu7bSamples, ChunkWalkMatchesReferenceDecodes) {
+  SCENERIA_REQUIRE_SAMPLES();
+  int with_chunk_table = 0;
+  for (const auto& path : eu7_samples()) {
+    SCOPED_TRACE(path.string());
+    const auto file = read_file(path);
+    MemorySource src(file, path.string());
+    auto module = read_module(src);
+    ASSERT_TRUE(module.ok()) << module.error().describe();
+    const auto ref = test::read_reference_decode(path);
+
+    ASSERT_TRUE(ref.has("version"));
+    EXPECT_EQ(module->container.version, ref.number("version"));
+    const std::uint64_t strings = ref.has("strings") ? ref.number("strings") : ref.number("strs_count");
+    EXPECT_EQ(module->strings.size(), strings);
+    EXPECT_EQ(module->container.file_size, file.size());
+
+    // Chunks tile the file from offset 8 to the end, STRS first (the writer always does this).
+    ASSERT_FALSE(module->container.chunks.empty());
+    EXPECT_EQ(module->container.chunks.front().id, chunk::STRS);
+    std::uint64_t expected_offset = kHeaderSize;
+    for (const auto& c : module->container.chunks) {
+      EXPECT_EQ(c.offset, expected_offset);
+      EXPECT_GE(c.size, kChunkHeaderSize);
+      EXPECT_TRUE(is_known_chunk(c.id)) << chunk_name(c.id);
+      expected_offset += c.size;
+    }
+    EXPECT_EQ(expected_offset, file.size());
+
+    // Decodes that list the chunk table must agree entry by entry.
+    if (!ref.chunks.empty()) {
+      ++with_chunk_table;
+      ASSERT_EQ(module->container.chunks.size(), ref.chunks.size());
+      for (std::size_t i = 0; i < ref.chunks.size(); ++i) {
+        EXPECT_EQ(chunk_name(module->container.chunks[i].id), ref.chunks[i].id);
+        EXPECT_EQ(module->container.chunks[i].offset, ref.chunks[i].offset);
+        EXPECT_EQ(module->container.chunks[i].size, ref.chunks[i].size);
+      }
+    }
+    // The reference's pack payload offset is the PACK chunk's payload.
+    if (ref.has("has_pack_chunk") && ref.number("has_pack_chunk") == 1) {
+      bool found = false;
+      for (const auto& c : module->container.chunks) {
+        if (c.id != chunk::PACK) continue;
+        found = true;
+        EXPECT_EQ(c.payload_offset(), ref.number("pack_payload_offset"));
+        EXPECT_EQ(c.payload_size(), ref.number("pack_payload_size"));
+      }
+      EXPECT_TRUE(found);
+    }
+  }
+  EXPECT_EQ(with_chunk_table, 2);  // TD.v9-root and historic/TD.v8
+}
+
+TEST(Eu7bSamples, TdV6HasNineChunksInWriterOrder) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto file = read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7");
+  auto c = walk(file);
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  std::vector<std::string> ids;
+  for (const auto& ch : c->chunks) ids.push_back(chunk_name(ch.id));
+  EXPECT_EQ(ids, (std::vector<std::string>{"STRS", "INCL", "TRAK", "MESH", "TRAC", "DYNM", "TRSE", "EVNT", "FINT"}));
+  EXPECT_EQ(c->chunks[0].offset, 8u);
+  EXPECT_EQ(c->chunks[0].size, 3404u);
+  EXPECT_EQ(c->chunks[1].offset, 3412u);
+}
+
+TEST(Eu7bSamples, CrossCheckStringBytes) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto file = read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7");
+  auto m = module_of(file);
+  ASSERT_TRUE(m.ok());
+  // First string per the hex dump: length 14, "ZwrP34R300.inc".
+  EXPECT_EQ(m->strings[0], "ZwrP34R300.inc");
+  EXPECT_EQ(m->strings[1], "ZwrP34R300.eu7");
+  EXPECT_EQ(m->strings[2], "zwr02");
+}
+
+TEST(Eu7bSamples, ContainerAndStringsRewriteByteIdentically) {
+  SCENERIA_REQUIRE_SAMPLES();
+  for (const auto& path : eu7_samples()) {
+    SCOPED_TRACE(path.string());
+    const auto file = read_file(path);
+    auto c = walk(file);
+    ASSERT_TRUE(c.ok());
+    std::vector<RawChunk> raw;
+    for (const auto& ch : c->chunks) {
+      RawChunk r{ch.id, {file.begin() + static_cast<std::ptrdiff_t>(ch.payload_offset()),
+                         file.begin() + static_cast<std::ptrdiff_t>(ch.offset + ch.size)}};
+      if (ch.id == chunk::STRS) {
+        auto strings = read_strings(r.payload, ch.payload_offset());
+        ASSERT_TRUE(strings.ok());
+        EXPECT_EQ(encode_strings(*strings), r.payload);
+      }
+      raw.push_back(std::move(r));
+    }
+    EXPECT_EQ(write_container(c->version, raw), file);
+  }
+}
+
+// ---- crafted errors ----
+
+TEST(Eu7bErrors, EmptyAndShortFiles) {
+  auto empty = walk({});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code, Errc::bad_magic);
+  EXPECT_EQ(empty.error().offset, 0u);
+
+  auto magic_only = walk(bytes("EU7B\x06"));
+  ASSERT_FALSE(magic_only.ok());
+  EXPECT_EQ(magic_only.error().code, Errc::truncated);
+  EXPECT_NE(magic_only.error().message.find("has 5"), std::string::npos) << magic_only.error().message;
+}
+
+TEST(Eu7bErrors, BadMagicNamesTheBytes) {
+  auto r = walk(concat({bytes("EU7C"), u32le(6)}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::bad_magic);
+  EXPECT_EQ(r.error().offset, 0u);
+  EXPECT_NE(r.error().message.find("45 55 37 43"), std::string::npos) << r.error().message;
+}
+
+TEST(Eu7bErrors, VersionsOutsideFourToNineAreRejected) {
+  for (std::uint32_t v : {0u, 1u, 2u, 3u, 10u, 13u, 0xFFFFFFFFu}) {
+    auto r = walk(concat({bytes("EU7B"), u32le(v)}));
+    ASSERT_FALSE(r.ok()) << v;
+    EXPECT_EQ(r.error().code, Errc::unsupported_version);
+    EXPECT_EQ(r.error().offset, 4u);
+    EXPECT_NE(r.error().message.find("version " + std::to_string(v)), std::string::npos);
+    EXPECT_NE(r.error().message.find("4-9"), std::string::npos);
+  }
+  for (std::uint32_t v = 4; v <= 9; ++v) {
+    auto r = walk(concat({bytes("EU7B"), u32le(v)}));
+    ASSERT_TRUE(r.ok()) << v;
+    EXPECT_EQ(r->version, v);
+    EXPECT_TRUE(r->chunks.empty());
+  }
+}
+
+TEST(Eu7bErrors, ChunkSizeBelowHeader) {
+  auto r = walk(concat({bytes("EU7B"), u32le(6), bytes("STRS"), u32le(4), u32le(0)}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::bad_chunk_size);
+  EXPECT_EQ(r.error().offset, 12u);  // the size field of the chunk at 8
+  EXPECT_NE(r.error().message.find("chunk STRS at 0x8: size 4"), std::string::npos) << r.error().message;
+}
+
+TEST(Eu7bErrors, ChunkRunningPastTheEnd) {
+  auto good = strs_module(u32le(0));
+  auto bad = concat({good, bytes("TRAK"), u32le(100), u32le(1)});
+  auto r = walk(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::truncated);
+  EXPECT_EQ(r.error().offset, good.size());
+  EXPECT_NE(r.error().message.find("claims 100 bytes but only 12 remain"), std::string::npos) << r.error().message;
+}
+
+TEST(Eu7bErrors, TruncatedChunkHeader) {
+  auto good = strs_module(u32le(0));
+  auto r = walk(concat({good, bytes("TRA")}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::truncated);
+  EXPECT_EQ(r.error().offset, good.size());
+  EXPECT_NE(r.error().message.find("only 3 remain"), std::string::npos);
+}
+
+TEST(Eu7bErrors, UnknownChunksAreListedAndSkipped) {
+  const RawChunk chunks[] = {{chunk::STRS, u32le(0)},
+                             {fourcc('X', 'Y', 'Z', 'W'), {1, 2, 3}},
+                             {fourcc('\x01', 'A', 'B', 'C'), {}},
+                             {chunk::FINT, u32le(7)}};
+  auto r = walk(write_container(9, chunks));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  ASSERT_EQ(r->chunks.size(), 4u);
+  EXPECT_EQ(chunk_name(r->chunks[1].id), "XYZW");
+  EXPECT_FALSE(is_known_chunk(r->chunks[1].id));
+  EXPECT_EQ(r->chunks[1].size, 11u);
+  EXPECT_EQ(chunk_name(r->chunks[2].id), "\\x01ABC");
+  EXPECT_EQ(r->chunks[3].id, chunk::FINT);
+  EXPECT_EQ(r->chunks[3].offset, 8u + 12u + 11u + 8u);
+}
+
+TEST(Eu7bErrors, StrsEndsBeforeItsLastString) {
+  // Three strings promised (plausible for the byte count), two present.
+  auto payload = concat({u32le(3), u32le(6), bytes("abcdef"), u32le(1), bytes("c")});
+  auto m = module_of(strs_module(payload));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, Errc::truncated);
+  EXPECT_EQ(m.error().offset, 16u + payload.size());  // where string 2's length would be
+  EXPECT_NE(m.error().message.find("chunk STRS at 0x8"), std::string::npos) << m.error().message;
+}
+
+TEST(Eu7bErrors, StrsStringLongerThanPayload) {
+  auto payload = concat({u32le(2), u32le(2), bytes("ab"), u32le(50), bytes("xyz")});
+  auto m = module_of(strs_module(payload));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, Errc::truncated);
+  EXPECT_EQ(m.error().offset, 16u + 10u);
+  EXPECT_NE(m.error().message.find("string 1 at 0x1a claims 50 bytes but only 3 remain"), std::string::npos)
+      << m.error().message;
+}
+
+TEST(Eu7bErrors, StrsHugeCountIsRejectedBeforeAllocating) {
+  auto m = module_of(strs_module(concat({u32le(0xFFFFFFFFu), u32le(1), bytes("a")})));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, Errc::bad_count);
+  EXPECT_NE(m.error().message.find("claims 4294967295 strings but only 5 bytes remain"), std::string::npos)
+      << m.error().message;
+}
+
+TEST(Eu7bErrors, StrsPayloadTooShortForCount) {
+  auto m = module_of(strs_module({1, 0}));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, Errc::truncated);
+  EXPECT_EQ(m.error().offset, 16u);
+}
+
+TEST(Eu7bStrings, KeepExactBytes) {
+  StringTable t;
+  t.push_back("plot_S\xb3up_A.t3d");  // CP1250 'ł', invalid as UTF-8
+  t.push_back("");
+  t.push_back(std::string_view("a\0b", 3));
+  auto payload = encode_strings(t);
+  auto back = read_strings(payload, 16);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_EQ((*back)[0], "plot_S\xb3up_A.t3d");
+  EXPECT_EQ((*back)[1], "");
+  EXPECT_EQ((*back)[2], std::string_view("a\0b", 3));
+}
+
+}  // namespace
+}  // namespace sceneria::eu7b

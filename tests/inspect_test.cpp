@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "formats/inspect.hpp"
+#include "sample_files.hpp"
+
+namespace sceneria {
+namespace {
+
+std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint8_t> out(n);
+  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
+  return out;
+}
+
+TEST(Inspect, RandomBytesAreAnUnknownFormat) {
+  auto bytes = random_bytes(4096, 7);
+  MemorySource src(bytes, "noise.bin");
+  auto r = inspect(src);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::unknown_format);
+  EXPECT_NE(r.error().message.find("noise.bin: not a recognised file (4096 bytes"), std::string::npos);
+}
+
+TEST(Inspect, RandomBytesNamedEu7GetTheEu7bVerdict) {
+  auto bytes = random_bytes(100, 8);
+  MemorySource src(bytes, "scenery.EU7");
+  auto r = inspect(src);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::bad_magic);
+}
+
+TEST(Inspect, SummaryOfTdV6) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto bytes = test::read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7");
+  MemorySource src(bytes, "TD.v6.eu7");
+  auto r = inspect(src, {.string_sample = 3});
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  const auto& j = *r;
+  EXPECT_EQ(j["format"], "eu7b");
+  EXPECT_EQ(j["version"], 6);
+  EXPECT_EQ(j["size"], 42520);
+  EXPECT_EQ(j["strings"], 305);
+  ASSERT_EQ(j["chunks"].size(), 9u);
+  EXPECT_EQ(j["chunks"][0]["id"], "STRS");
+  EXPECT_EQ(j["chunks"][0]["offset"], 8);
+  EXPECT_EQ(j["chunks"][0]["size"], 3404);
+  EXPECT_EQ(j["stringSample"], nlohmann::ordered_json::parse(R"(["ZwrP34R300.inc","ZwrP34R300.eu7","zwr02"])"));
+  // Keys in the documented order.
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "strings", "stringSample"}));
+}
+
+TEST(Inspect, Cp1250StringsAreShownAsUnicode) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto bytes = test::read_file(test::samples_dir() / "maszyna/allnodes/allnodes.v9-root.eu7");
+  MemorySource src(bytes, "allnodes.v9-root.eu7");
+  auto r = inspect(src, {.string_sample = 1000});
+  ASSERT_TRUE(r.ok());
+  bool found = false;
+  for (const auto& s : (*r)["stringSample"])
+    if (s.get<std::string>() == "plot/plot_Słup_A.t3d") found = true;
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace sceneria

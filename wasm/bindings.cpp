@@ -1,0 +1,98 @@
+// Embind surface of the WebAssembly module. Bindings only: every behaviour lives in src/.
+// The same module runs in two places: in the parse worker (inspect) and on the page (viewer).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/inspect.hpp"
+#include "io/byte_source.hpp"
+#include "platform/web/web_viewer.hpp"
+
+using emscripten::val;
+
+namespace {
+
+std::vector<std::uint8_t> copy_bytes(const val& typed_array) {
+  const auto length = typed_array["length"].as<std::size_t>();
+  std::vector<std::uint8_t> bytes(length);
+  // One bulk copy on the JS side instead of an element-by-element conversion.
+  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", typed_array);
+  return bytes;
+}
+
+// {"ok":true,"summary":{...}} or {"ok":false,"error":{"code":"truncated","offset":…,"message":…}}
+std::string inspect_bytes(const val& typed_array, const std::string& name, int string_sample) {
+  sceneria::MemorySource source(copy_bytes(typed_array), name);
+  sceneria::InspectOptions options;
+  options.string_sample = string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0;
+  auto result = sceneria::inspect(source, options);
+  nlohmann::ordered_json out;
+  out["ok"] = result.ok();
+  if (result) {
+    out["summary"] = std::move(result).value();
+  } else {
+    const sceneria::Error& e = result.error();
+    out["error"] = {{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset},
+                    {"message", e.message}};
+  }
+  // Strings from files may not be UTF-8 even after display conversion fails; never throw.
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+class Viewer {
+ public:
+  std::string start() {
+    std::string error;
+    if (!viewer_.start(error)) return error.empty() ? "viewer failed to start" : error;
+    return {};
+  }
+  void renderFrame() { viewer_.frame(); }
+  val readPixels(int x, int y, int w, int h) {
+    const auto pixels = viewer_.read_pixels(x, y, w, h);
+    val out = val::global("Uint8Array").new_(pixels.size());
+    out.call<void>("set", val(emscripten::typed_memory_view(pixels.size(), pixels.data())));
+    return out;
+  }
+  val project(double x, double y, double z) const {
+    glm::dvec2 p;
+    if (!viewer_.project({x, y, z}, p)) return val::null();
+    val out = val::object();
+    out.set("x", p.x);
+    out.set("y", p.y);
+    return out;
+  }
+  val stats() const {
+    val out = val::object();
+    out.set("width", viewer_.width());
+    out.set("height", viewer_.height());
+    out.set("frames", static_cast<double>(viewer_.frames()));
+    out.set("drawCalls", viewer_.stats().draw_calls);
+    out.set("lineVertices", viewer_.stats().line_vertices);
+    return out;
+  }
+  void orbit(double dx, double dy) { viewer_.camera().orbit(dx, dy); }
+  void zoom(double steps) { viewer_.camera().zoom(steps); }
+
+ private:
+  sceneria::WebViewer viewer_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(sceneria) {
+  emscripten::function("inspect", &inspect_bytes);
+  emscripten::class_<Viewer>("Viewer")
+      .constructor<>()
+      .function("start", &Viewer::start)
+      .function("renderFrame", &Viewer::renderFrame)
+      .function("readPixels", &Viewer::readPixels)
+      .function("project", &Viewer::project)
+      .function("stats", &Viewer::stats)
+      .function("orbit", &Viewer::orbit)
+      .function("zoom", &Viewer::zoom);
+}

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/eu7b/demo.hpp"
 #include "formats/inspect.hpp"
 #include "io/byte_source.hpp"
 #include "platform/web/web_viewer.hpp"
@@ -44,6 +45,15 @@ std::string inspect_bytes(const val& typed_array, const std::string& name, int s
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A JS-owned copy (views into wasm memory die when the heap grows or the vector is freed).
+val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
+  val out = val::global("Uint8Array").new_(bytes.size());
+  out.call<void>("set", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
+  return out;
+}
+
+val demo_module() { return to_uint8_array(sceneria::eu7b::demo_module()); }
+
 class Viewer {
  public:
   std::string start() {
@@ -53,10 +63,7 @@ class Viewer {
   }
   void renderFrame() { viewer_.frame(); }
   val readPixels(int x, int y, int w, int h) {
-    const auto pixels = viewer_.read_pixels(x, y, w, h);
-    val out = val::global("Uint8Array").new_(pixels.size());
-    out.call<void>("set", val(emscripten::typed_memory_view(pixels.size(), pixels.data())));
-    return out;
+    return to_uint8_array(viewer_.read_pixels(x, y, w, h));
   }
   val project(double x, double y, double z) const {
     glm::dvec2 p;
@@ -86,6 +93,7 @@ class Viewer {
 
 EMSCRIPTEN_BINDINGS(sceneria) {
   emscripten::function("inspect", &inspect_bytes);
+  emscripten::function("demoModule", &demo_module);
   emscripten::class_<Viewer>("Viewer")
       .constructor<>()
       .function("start", &Viewer::start)

@@ -2,6 +2,7 @@
 
 #include <GLES3/gl3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -41,6 +42,7 @@ void main() {
 constexpr float kGridHalfExtent = 1000.0f;  // metres each way
 constexpr float kGridStep = 10.0f;
 constexpr float kGridMajorEvery = 100.0f;
+constexpr float kGridSegment = 20.0f;
 
 GLuint compile(GLenum type, const char* source, std::string& error) {
   GLuint shader = glCreateShader(type);
@@ -100,30 +102,36 @@ void Renderer::build_grid() {
     float x, y, z, r, g, b;
   };
   std::vector<Vertex> v;
+  // Lines are cut into short segments: SwiftShader (headless Chromium's WebGL) drops a whole line
+  // whose far end lies behind the eye instead of clipping it, which blanked the grid near the camera.
+  auto line = [&v](glm::vec3 a, glm::vec3 b, glm::vec3 c) {
+    const int pieces = std::max(1, static_cast<int>(glm::length(b - a) / kGridSegment));
+    for (int k = 0; k < pieces; ++k) {
+      const glm::vec3 p0 = a + (b - a) * (static_cast<float>(k) / static_cast<float>(pieces));
+      const glm::vec3 p1 = a + (b - a) * (static_cast<float>(k + 1) / static_cast<float>(pieces));
+      v.push_back({p0.x, p0.y, p0.z, c.r, c.g, c.b});
+      v.push_back({p1.x, p1.y, p1.z, c.r, c.g, c.b});
+    }
+  };
   const glm::vec3 minor(0.36f, 0.40f, 0.44f);
   const glm::vec3 major(0.62f, 0.66f, 0.70f);
-  const int lines = static_cast<int>(kGridHalfExtent / kGridStep);
+  const float e = kGridHalfExtent;
+  const int lines = static_cast<int>(e / kGridStep);
   for (int i = -lines; i <= lines; ++i) {
-    const float t = static_cast<float>(i) * kGridStep;
     if (i == 0) continue;  // the axes take the centre lines
+    const float t = static_cast<float>(i) * kGridStep;
     const glm::vec3 c = std::fmod(std::fabs(t), kGridMajorEvery) == 0.0f ? major : minor;
-    v.push_back({t, 0, -kGridHalfExtent, c.r, c.g, c.b});
-    v.push_back({t, 0, kGridHalfExtent, c.r, c.g, c.b});
-    v.push_back({-kGridHalfExtent, 0, t, c.r, c.g, c.b});
-    v.push_back({kGridHalfExtent, 0, t, c.r, c.g, c.b});
+    line({t, 0, -e}, {t, 0, e}, c);
+    line({-e, 0, t}, {e, 0, t}, c);
   }
-  // Axes: X red, Y (up) green, Z blue; drawn a hair above the grid so they win the depth test.
+  // Axes: X red, Y (up) green, Z blue, brighter on the positive side; lifted a hair above the
+  // grid so they win the depth test.
   const float lift = 0.02f;
-  v.push_back({-kGridHalfExtent, lift, 0, 0.55f, 0.2f, 0.2f});
-  v.push_back({0, lift, 0, 0.55f, 0.2f, 0.2f});
-  v.push_back({0, lift, 0, 1.0f, 0.25f, 0.25f});
-  v.push_back({kGridHalfExtent, lift, 0, 1.0f, 0.25f, 0.25f});
-  v.push_back({0, 0, 0, 0.3f, 1.0f, 0.35f});
-  v.push_back({0, 200.0f, 0, 0.3f, 1.0f, 0.35f});
-  v.push_back({0, lift, -kGridHalfExtent, 0.2f, 0.3f, 0.6f});
-  v.push_back({0, lift, 0, 0.2f, 0.3f, 0.6f});
-  v.push_back({0, lift, 0, 0.3f, 0.5f, 1.0f});
-  v.push_back({0, lift, kGridHalfExtent, 0.3f, 0.5f, 1.0f});
+  line({-e, lift, 0}, {0, lift, 0}, {0.55f, 0.2f, 0.2f});
+  line({0, lift, 0}, {e, lift, 0}, {1.0f, 0.25f, 0.25f});
+  line({0, 0, 0}, {0, 200.0f, 0}, {0.3f, 1.0f, 0.35f});
+  line({0, lift, -e}, {0, lift, 0}, {0.2f, 0.3f, 0.6f});
+  line({0, lift, 0}, {0, lift, e}, {0.3f, 0.5f, 1.0f});
   grid_vertex_count_ = static_cast<int>(v.size());
 
   glGenVertexArrays(1, &grid_vao_);

@@ -1,0 +1,131 @@
+// Foundation slice: a dropped file is parsed in the worker and shown; the C++ renderer draws.
+import { randomBytes } from 'node:crypto';
+import { test, expect, requireSamples, openViewer, dropFile, walkChunks, moduleWithStrings,
+         shownChunks, sample } from './helpers.mjs';
+
+const BACKGROUND = [140, 168, 199];  // the renderer's clear colour (0.55, 0.66, 0.78)
+const isBackground = (p, i) => Math.abs(p[i] - BACKGROUND[0]) <= 3 && Math.abs(p[i + 1] - BACKGROUND[1]) <= 3 &&
+  Math.abs(p[i + 2] - BACKGROUND[2]) <= 3;
+
+test('page is cross-origin isolated, runs WebGL2 and opens the built-in demo module', async ({ page }) => {
+  await openViewer(page);
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  await expect(page.locator('#file-name')).toHaveText('demo.eu7');
+  await expect(page.locator('#file-format')).toHaveText('EU7B version 6');
+  expect((await shownChunks(page)).map((c) => c.id)).toEqual(['STRS', 'INCL', 'TRAK', 'MESH']);
+  const stats = await page.evaluate(() => window.sceneria.viewer.stats());
+  expect(stats.width).toBeGreaterThan(600);
+  expect(stats.drawCalls).toBe(1);
+});
+
+test('the canvas shows the grid and axes (pixels read in the rendering frame)', async ({ page }) => {
+  await openViewer(page);
+  const { stats, pixels, origin, xAxis, zAxis } = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const s = v.stats();
+    return { stats: s, pixels: Array.from(v.readPixels(0, 0, s.width, s.height)),
+             origin: v.project(0, 0, 0), xAxis: v.project(40, 0.02, 0), zAxis: v.project(0, 0.02, 40) };
+  });
+  const px = (x, y) => { const i = (Math.round(y) * stats.width + Math.round(x)) * 4; return pixels.slice(i, i + 3); };
+  // A blank or solid canvas fails: both background and drawn lines must be present in bulk.
+  let background = 0;
+  for (let i = 0; i < pixels.length; i += 4) if (isBackground(pixels, i)) background++;
+  const total = pixels.length / 4;
+  expect(background / total).toBeGreaterThan(0.3);
+  expect(background / total).toBeLessThan(0.97);
+  // The origin is at the centre of the view, and the +X (red) and +Z (blue) axes are where the
+  // camera projects them.
+  expect(origin.x).toBeCloseTo(stats.width / 2, 0);
+  expect(origin.y).toBeCloseTo(stats.height / 2, 0);
+  const near = (p, test) => {
+    for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (test(px(p.x + dx, p.y + dy))) return true;
+    return false;
+  };
+  for (const p of [xAxis, zAxis]) {
+    expect(p.x).toBeGreaterThan(2); expect(p.x).toBeLessThan(stats.width - 2);
+    expect(p.y).toBeGreaterThan(2); expect(p.y).toBeLessThan(stats.height - 2);
+  }
+  expect(near(xAxis, ([r, g, b]) => r > 200 && g < 120 && b < 120)).toBe(true);
+  expect(near(zAxis, ([r, g, b]) => b > 200 && r < 150)).toBe(true);
+});
+
+test('dropping TD.v6.eu7 shows version 6 and its 9 chunks with the right offsets', async ({ page }) => {
+  requireSamples();
+  const bytes = sample('maszyna/eu7/TD.v6.eu7');
+  await openViewer(page);
+  await dropFile(page, 'TD.v6.eu7', bytes);
+  await expect(page.locator('#file-name')).toHaveText('TD.v6.eu7');
+  await expect(page.locator('#file-format')).toHaveText('EU7B version 6');
+  await expect(page.locator('#file-size')).toHaveText('42,520 bytes');
+  await expect(page.locator('#file-strings')).toHaveText('305');
+  const expected = walkChunks(bytes);
+  expect(expected.map((c) => c.id)).toEqual(['STRS', 'INCL', 'TRAK', 'MESH', 'TRAC', 'DYNM', 'TRSE', 'EVNT', 'FINT']);
+  expect(await shownChunks(page)).toEqual(expected);
+  await expect(page.locator('#strings li').first()).toHaveText('ZwrP34R300.inc');
+  await expect(page.locator('#strings li')).toHaveCount(200);
+  await expect(page.locator('#error')).toBeHidden();
+  // Parsed in the worker (only the worker measures parse time).
+  expect(await page.evaluate(() => typeof window.sceneria.lastResult.parseMs)).toBe('number');
+});
+
+test('random bytes and a truncated EU7B show clear errors; a valid file still loads afterwards', async ({ page }) => {
+  requireSamples();
+  const td = sample('maszyna/eu7/TD.v6.eu7');
+  await openViewer(page);
+
+  await dropFile(page, 'noise.bin', randomBytes(4096));
+  await expect(page.locator('#error')).toBeVisible();
+  await expect(page.locator('#error-file')).toHaveText('noise.bin');
+  await expect(page.locator('#error-message')).toContainText('unknown_format');
+  await expect(page.locator('#error-message')).toContainText('not a recognised file (4096 bytes');
+  await expect(page.locator('#file-info')).toBeHidden();
+
+  await dropFile(page, 'noise.eu7', Buffer.concat([Buffer.from('XXXX'), randomBytes(100)]));
+  await expect(page.locator('#error-message')).toContainText('not an EU7B file: magic at 0x0 is 58 58 58 58');
+
+  // Cut inside TRAK (offset 9450, 11043 bytes long).
+  await dropFile(page, 'TD-truncated.eu7', td.subarray(0, 12000));
+  await expect(page.locator('#error-message')).toHaveText(
+    'truncated at byte 9,450 (0x24ea): chunk TRAK at 0x24ea claims 11043 bytes but only 2550 remain');
+
+  await dropFile(page, 'TD.v6.eu7', td);
+  await expect(page.locator('#error')).toBeHidden();
+  await expect(page.locator('#file-info')).toBeVisible();
+  expect(await shownChunks(page)).toEqual(walkChunks(td));
+  // The renderer kept running through all of it.
+  const before = await page.evaluate(() => window.sceneria.viewer.stats().frames);
+  await page.evaluate(() => window.sceneria.viewer.renderFrame());
+  expect(await page.evaluate(() => window.sceneria.viewer.stats().frames)).toBeGreaterThan(before);
+});
+
+test('a file picked with the file input opens, and a second file replaces the first', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  const root = sample('maszyna/eu7/TD.v9-root.eu7');
+  await page.setInputFiles('#file-input', { name: 'TD.v9-root.eu7', mimeType: 'application/octet-stream', buffer: root });
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'TD.v9-root.eu7');
+  await expect(page.locator('#file-format')).toHaveText('EU7B version 9');
+  const chunks = await shownChunks(page);
+  expect(chunks.map((c) => c.id)).toEqual(['STRS', 'INCL', 'TRAK', 'MESH', 'PIDX', 'PROT', 'PACK', 'TRAC', 'DYNM', 'TRSE', 'EVNT', 'FINT']);
+  expect(chunks[5]).toEqual({ id: 'PROT', offset: 30313, size: 8 });
+
+  const allnodes = sample('maszyna/allnodes/allnodes.v9-root.eu7');
+  await dropFile(page, 'allnodes.v9-root.eu7', allnodes);
+  await expect(page.locator('#file-name')).toHaveText('allnodes.v9-root.eu7');
+  expect(await shownChunks(page)).toEqual(walkChunks(allnodes));
+  await expect(page.locator('#file-strings')).toHaveText('184');
+  // CP1250 names are decoded for display.
+  await expect(page.locator('#strings li', { hasText: 'plot/plot_Słup_A.t3d' })).toHaveCount(1);
+});
+
+test('names and strings from files are shown as text, never as HTML', async ({ page }) => {
+  await openViewer(page);
+  const evil = '<img src=x onerror="window.__pwned=1">';
+  await dropFile(page, `${evil}.eu7`, moduleWithStrings([evil, '<b>bold</b>']));
+  await expect(page.locator('#file-name')).toHaveText(`${evil}.eu7`);
+  await expect(page.locator('#strings li').first()).toHaveText(evil);
+  await dropFile(page, `${evil}.bin`, Buffer.from('nope'));
+  await expect(page.locator('#error-file')).toHaveText(`${evil}.bin`);
+  expect(await page.locator('#panel img, #panel b').count()).toBe(0);
+  expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+});

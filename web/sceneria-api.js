@@ -1,0 +1,73 @@
+// sceneria's JavaScript API. Two parts:
+//  - Parser: a Web Worker running the WebAssembly core; every file is parsed there.
+//  - startViewer(): the C++ renderer on the page's <canvas id="canvas"> (SDL2 + WebGL2).
+// Results are plain objects (the same JSON as `sceneria info --json`, plus `stringSample`).
+
+export class Parser {
+  #worker;
+  #next = 1;
+  #pending = new Map();
+
+  constructor(workerUrl = new URL('./worker.js', import.meta.url)) {
+    this.#worker = new Worker(workerUrl, { type: 'module', name: 'sceneria-parser' });
+    this.#worker.onmessage = (event) => {
+      const { id } = event.data;
+      const pending = this.#pending.get(id);
+      if (!pending) return;
+      this.#pending.delete(id);
+      pending.resolve(event.data);
+    };
+    this.#worker.onerror = (event) => {
+      const error = { ok: false, error: { code: 'worker', offset: 0, message: event.message || 'parse worker failed' } };
+      for (const p of this.#pending.values()) p.resolve(error);
+      this.#pending.clear();
+    };
+  }
+
+  #request(message) {
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      this.#pending.set(id, { resolve });
+      this.#worker.postMessage({ id, ...message });
+    });
+  }
+
+  // Resolves to {ok: true, summary} or {ok: false, error: {code, offset, message}}.
+  inspect(file) {
+    return this.#request({ kind: 'file', name: file.name, file });
+  }
+  inspectBuffer(buffer, name) {
+    return this.#request({ kind: 'buffer', name, buffer });
+  }
+  inspectDemo() {
+    return this.#request({ kind: 'demo', name: 'demo.eu7' });
+  }
+  terminate() {
+    this.#worker.terminate();
+  }
+}
+
+// Loads the module on the page and starts the C++ render loop on <canvas id="canvas">.
+export async function startViewer(canvas) {
+  if (!self.crossOriginIsolated) {
+    throw new Error('the page is not cross-origin isolated (COOP/COEP headers missing), so WebAssembly threads cannot run');
+  }
+  const { default: createSceneria } = await import('./wasm/sceneria.js');
+  const module = await createSceneria({
+    canvas,
+    print: (text) => console.log(`[sceneria] ${text}`),
+    printErr: (text) => console.warn(`[sceneria] ${text}`),
+  });
+  const viewer = new module.Viewer();
+  const error = viewer.start();
+  if (error) throw new Error(error);
+  return {
+    renderFrame: () => viewer.renderFrame(),
+    // RGBA rows from the top-left, read in the same frame as they are drawn.
+    readPixels: (x, y, w, h) => viewer.readPixels(x, y, w, h),
+    project: (x, y, z) => viewer.project(x, y, z),
+    stats: () => viewer.stats(),
+    orbit: (dx, dy) => viewer.orbit(dx, dy),
+    zoom: (steps) => viewer.zoom(steps),
+  };
+}

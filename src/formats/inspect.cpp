@@ -19,7 +19,7 @@ struct FormatEntry {
 };
 
 Result<nlohmann::ordered_json> summarise_eu7b(ByteSource& source, const InspectOptions& options) {
-  auto module = eu7b::read_module(source);
+  auto module = eu7b::read_module(source, {.load_pack = true, .decode_pack = true});
   if (!module) return module.error();
   return eu7b::summary_json(*module, options.string_sample);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/string_table.hpp"
+#include "formats/eu7b/records.hpp"
 
 namespace sceneria::eu7b {
 
@@ -65,8 +66,28 @@ struct Container {
 };
 
 struct Module {
-  Container container;
-  StringTable strings;
+  Container container;              // version, source size, chunk table as read
+  StringTable strings;              // all STRS chunks, in order
+  std::vector<Chunk> chunks;        // every chunk in file order, STRS and unknown ones included
+  std::vector<Problem> problems;    // non-fatal findings while reading
+
+  std::uint32_t version() const { return container.version; }
+  template <class T>
+  const T* first() const {
+    for (const Chunk& c : chunks)
+      if (const T* p = std::get_if<T>(&c.data)) return p;
+    return nullptr;
+  }
+  template <class T>
+  T* first() {
+    for (Chunk& c : chunks)
+      if (T* p = std::get_if<T>(&c.data)) return p;
+    return nullptr;
+  }
+  const PrototypeList* prototypes() const { return first<PrototypeList>(); }
+  const std::vector<PidxEntry>* pidx() const { return first<std::vector<PidxEntry>>(); }
+  const PackChunk* pack() const { return first<PackChunk>(); }
+  PackChunk* pack() { return first<PackChunk>(); }
 };
 
 }  // namespace sceneria::eu7b

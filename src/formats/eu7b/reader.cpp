@@ -1,11 +1,13 @@
 #include "formats/eu7b/reader.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "core/byte_reader.hpp"
+#include "formats/eu7b/fields.hpp"
 
 namespace sceneria::eu7b {
 
@@ -119,22 +121,244 @@ Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uin
   return table;
 }
 
-Result<Module> read_module(ByteSource& source) {
+namespace {
+
+template <class T, class F>
+void record_list(BinaryIn& a, const char* name, RecordList<T>& list, std::size_t min_size, F&& each) {
+  a.list(name, list.records, min_size, [&](T& r) { each(r, list.transforms); });
+}
+
+}  // namespace
+
+Result<ChunkData> decode_chunk(std::uint32_t id, std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
+                               std::uint32_t version, std::uint32_t string_count, Chunk& chunk,
+                               std::vector<Problem>* problems) {
+  const std::uint64_t chunk_offset = payload_offset - kChunkHeaderSize;
+  ByteReader r(payload, payload_offset, fmt::format("chunk {} at {}", chunk_name(id), hex_offset(chunk_offset)));
+  BinaryIn a(r, string_count, problems);
+  ChunkData data;
+  auto fill = [&](auto&& value) { data = std::move(value); };
+  auto each = [&](auto& rec, auto& transforms) { fields(a, rec, transforms); };
+  switch (id) {
+    case chunk::INCL: {
+      std::vector<Include> v;
+      a.list("includes", v, 16 + (version >= 6 ? kMinTransform : 0), [&](Include& i) { fields(a, i, version); });
+      fill(std::move(v));
+      break;
+    }
+    case chunk::PLAC: {
+      Placement p;
+      a.u8("origin_x", p.origin_x);
+      a.u8("origin_y", p.origin_y);
+      a.u8("origin_z", p.origin_z);
+      a.u8("rotation_y", p.rotation_y);
+      fill(p);
+      break;
+    }
+    case chunk::TRAK: { RecordList<Track> l; record_list(a, "tracks", l, 37, each); fill(std::move(l)); break; }
+    case chunk::TRAC: { RecordList<Traction> l; record_list(a, "traction wires", l, 103, each); fill(std::move(l)); break; }
+    case chunk::PWRS: { RecordList<PowerSource> l; record_list(a, "power sources", l, 46, each); fill(std::move(l)); break; }
+    case chunk::MESH: { RecordList<Shape> l; record_list(a, "shapes", l, 24, each); fill(std::move(l)); break; }
+    case chunk::LINE: { RecordList<Line> l; record_list(a, "lines", l, 23, each); fill(std::move(l)); break; }
+    case chunk::MEMC: { RecordList<MemCell> l; record_list(a, "memcells", l, 17, each); fill(std::move(l)); break; }
+    case chunk::LAUN: { RecordList<EventLauncher> l; record_list(a, "event launchers", l, 47, each); fill(std::move(l)); break; }
+    case chunk::DYNM: { RecordList<Dynamic> l; record_list(a, "dynamics", l, 51, each); fill(std::move(l)); break; }
+    case chunk::SOND: { RecordList<Sound> l; record_list(a, "sounds", l, 17, each); fill(std::move(l)); break; }
+    case chunk::TERR: {
+      Terrain t;
+      fields(a, t);
+      fill(std::move(t));
+      break;
+    }
+    case chunk::MODL: {
+      ModelList l;
+      a.list("models", l.models, kMinModel, [&](Model& m) { fields(a, m, l, false); });
+      fill(std::move(l));
+      break;
+    }
+    case chunk::TRSE: {
+      std::vector<Trainset> v;
+      a.list("trainsets", v, 32, [&](Trainset& t) { fields(a, t); });
+      fill(std::move(v));
+      break;
+    }
+    case chunk::EVNT: {
+      std::vector<Event> v;
+      a.list("events", v, 27, [&](Event& e) { fields(a, e); });
+      fill(std::move(v));
+      break;
+    }
+    case chunk::FINT: {
+      std::uint32_t n = 0;
+      a.u32("first_init_count", n);
+      fill(n);
+      break;
+    }
+    case chunk::PIDX: {
+      std::vector<PidxEntry> v;
+      a.list("PIDX entries", v, 16, [&](PidxEntry& e) { fields(a, e); });
+      fill(std::move(v));
+      break;
+    }
+    case chunk::PROT: {
+      PrototypeList l;
+      if (payload.size() < 4) {
+        // The reference writer emits an empty PROT with no count at all (notes §4).
+        chunk.empty_payload = true;
+      } else {
+        a.list("prototypes", l.prototypes, kMinPrototype + (version >= 9 ? 17 : 0),
+               [&](Prototype& p) { fields(a, p, l, version); });
+      }
+      fill(std::move(l));
+      break;
+    }
+    default:
+      fill(OpaqueChunk{{payload.begin(), payload.end()}});
+      return data;
+  }
+  if (!r.ok()) return r.error();
+  if (!r.at_end()) {
+    if (problems && !chunk.empty_payload)
+      problems->push_back({r.offset(), fmt::format("chunk {} at {}: {} bytes after its records", chunk_name(id),
+                                                   hex_offset(chunk_offset), r.remaining())});
+    auto rest = r.take(r.remaining(), "trailing bytes");
+    chunk.trailing.assign(rest.begin(), rest.end());
+  }
+  return data;
+}
+
+Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
   auto container = read_container(source);
   if (!container) return container.error();
   Module module;
   module.container = std::move(container).value();
+  const std::uint32_t version = module.container.version;
+  bool seen_strings = false;
   for (const ChunkInfo& c : module.container.chunks) {
-    if (c.id != chunk::STRS) continue;
+    Chunk chunk;
+    chunk.id = c.id;
+    chunk.offset = c.offset;
+    if (c.id == chunk::PACK) {
+      PackChunk pack;
+      pack.payload_offset = c.payload_offset();
+      pack.payload_size = c.payload_size();
+      if (options.load_pack || options.decode_pack) {
+        auto bytes = source.read_vector(c.payload_offset(), c.payload_size());
+        if (!bytes) return bytes.error();
+        pack.raw = std::move(bytes).value();
+        pack.loaded = true;
+      }
+      chunk.data = std::move(pack);
+      module.chunks.push_back(std::move(chunk));
+      continue;
+    }
     auto payload = source.read_vector(c.payload_offset(), c.payload_size());
     if (!payload) return payload.error();
-    auto strings = read_strings(*payload, c.payload_offset());
-    if (!strings) return strings.error();
-    // The reference reader appends repeated chunks to its lists; do the same.
-    if (module.strings.empty()) module.strings = std::move(strings).value();
-    else for (std::size_t i = 0; i < strings->size(); ++i) module.strings.push_back((*strings)[i]);
+    if (c.id == chunk::STRS) {
+      auto strings = read_strings(*payload, c.payload_offset());
+      if (!strings) return strings.error();
+      StringsChunk ref{static_cast<std::uint32_t>(module.strings.size()), static_cast<std::uint32_t>(strings->size())};
+      // The reference reader appends repeated chunks to its lists; do the same.
+      if (module.strings.empty()) module.strings = std::move(strings).value();
+      else for (std::size_t i = 0; i < strings->size(); ++i) module.strings.push_back((*strings)[i]);
+      chunk.data = ref;
+      seen_strings = true;
+      module.chunks.push_back(std::move(chunk));
+      continue;
+    }
+    if (!seen_strings && is_known_chunk(c.id) && c.id != chunk::PLAC && c.id != chunk::FINT && c.id != chunk::PIDX)
+      module.problems.push_back({c.offset, fmt::format("chunk {} at {} comes before STRS; the reference reader "
+                                                       "resolves string ids while reading, so STRS must be first",
+                                                       chunk_name(c.id), hex_offset(c.offset))});
+    auto data = decode_chunk(c.id, *payload, c.payload_offset(), version,
+                             static_cast<std::uint32_t>(module.strings.size()), chunk, &module.problems);
+    if (!data) return data.error();
+    chunk.data = std::move(data).value();
+    module.chunks.push_back(std::move(chunk));
+  }
+  if (options.decode_pack && module.pack()) {
+    if (Error e = decode_pack(module)) return e;
   }
   return module;
+}
+
+SectionContext section_context(const Module& module, const PidxEntry& entry, std::vector<Problem>* problems) {
+  SectionContext ctx;
+  ctx.model_count = entry.model_count;
+  const PrototypeList* prot = module.prototypes();
+  ctx.prototype_count = prot ? static_cast<std::uint32_t>(prot->prototypes.size()) : 0;
+  ctx.string_count = static_cast<std::uint32_t>(module.strings.size());
+  ctx.problems = problems;
+  return ctx;
+}
+
+namespace {
+std::vector<std::uint64_t> sorted_offsets(const std::vector<PidxEntry>& pidx) {
+  std::vector<std::uint64_t> offsets;
+  offsets.reserve(pidx.size());
+  for (const PidxEntry& e : pidx) offsets.push_back(e.pack_offset);
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  return offsets;
+}
+}  // namespace
+
+Result<SectionSpan> section_span(const Module& module, const PidxEntry& entry) {
+  const PackChunk* pack = module.pack();
+  const std::vector<PidxEntry>* pidx = module.pidx();
+  if (!pack || !pidx) return Error{Errc::bad_value, 0, "module has no PIDX/PACK"};
+  const auto offsets = sorted_offsets(*pidx);
+  auto it = std::lower_bound(offsets.begin(), offsets.end(), entry.pack_offset);
+  if (it == offsets.end() || *it != entry.pack_offset || entry.pack_offset > pack->payload_size)
+    return Error{Errc::truncated, pack->payload_offset,
+                 fmt::format("PIDX section ({}, {}) at PACK offset {} lies outside the {}-byte PACK payload", entry.row,
+                             entry.col, entry.pack_offset, pack->payload_size)};
+  const std::uint64_t end = (it + 1 == offsets.end()) ? pack->payload_size : *(it + 1);
+  return SectionSpan{entry.pack_offset, end};
+}
+
+Error decode_pack(Module& module) {
+  PackChunk* pack = module.pack();
+  if (!pack) return {};
+  if (!pack->loaded) return Error{Errc::bad_value, pack->payload_offset, "PACK payload not loaded"};
+  pack->sections.clear();
+  pack->prefix.clear();
+  const std::vector<PidxEntry> empty;
+  const std::vector<PidxEntry>& pidx = module.pidx() ? *module.pidx() : empty;
+  const auto offsets = sorted_offsets(pidx);
+  if (offsets.empty() && !pack->raw.empty()) {
+    pack->prefix = pack->raw;
+    module.problems.push_back({pack->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section",
+                                                                 pack->raw.size())});
+  }
+  if (!offsets.empty() && offsets.front() > 0) {
+    pack->prefix.assign(pack->raw.begin(), pack->raw.begin() + static_cast<std::ptrdiff_t>(
+                                                                   std::min<std::uint64_t>(offsets.front(), pack->raw.size())));
+    module.problems.push_back({pack->payload_offset, fmt::format("PACK starts with {} bytes no PIDX entry points at",
+                                                                 offsets.front())});
+  }
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    // The first PIDX entry at this offset gives the model count the section must hold.
+    const PidxEntry* entry = nullptr;
+    std::size_t sharing = 0;
+    for (const PidxEntry& e : pidx)
+      if (e.pack_offset == offsets[i]) {
+        if (!entry) entry = &e;
+        ++sharing;
+      }
+    if (sharing > 1)
+      module.problems.push_back({pack->payload_offset + offsets[i],
+                                 fmt::format("{} PIDX entries share the section at PACK offset {}", sharing, offsets[i])});
+    auto span = section_span(module, *entry);
+    if (!span) return span.error();
+    const auto bytes = std::span(pack->raw).subspan(span->begin, span->end - span->begin);
+    auto section = decode_section(bytes, pack->payload_offset + span->begin, section_context(module, *entry, &module.problems));
+    if (!section) return section.error();
+    section->offset = span->begin;
+    pack->sections.push_back(std::move(section).value());
+  }
+  pack->decoded = true;
+  return {};
 }
 
 }  // namespace sceneria::eu7b

@@ -1,15 +1,45 @@
 #include "formats/eu7b/writer.hpp"
 
 #include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "formats/eu7b/fields.hpp"
+#include "formats/eu7b/pack.hpp"
+#include "formats/eu7b/reader.hpp"
 
 namespace sceneria::eu7b {
 
 namespace {
+
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   const std::size_t at = out.size();
   out.resize(at + 4);
   std::memcpy(out.data() + at, &v, 4);
 }
+
+template <class T>
+void write_records(BinaryOut& a, RecordList<T>& list) {
+  a.list("", list.records, 0, [&](T& r) { fields(a, r, list.transforms); });
+}
+
+struct EncodedPack {
+  std::vector<std::uint8_t> payload;
+  std::map<std::uint64_t, std::uint64_t> new_offset;  // old section offset -> new
+};
+
+EncodedPack encode_pack(const PackChunk& pack) {
+  EncodedPack out;
+  out.payload = pack.prefix;
+  for (const PackSection& s : pack.sections) {
+    out.new_offset[s.offset] = out.payload.size();
+    const auto bytes = encode_section(s);
+    out.payload.insert(out.payload.end(), bytes.begin(), bytes.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_strings(const StringTable& strings) {
@@ -35,6 +65,87 @@ std::vector<std::uint8_t> write_container(std::uint32_t version, std::span<const
     put_u32(out, c.id);
     put_u32(out, static_cast<std::uint32_t>(kChunkHeaderSize + c.payload.size()));
     out.insert(out.end(), c.payload.begin(), c.payload.end());
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> encode_chunk(const Chunk& chunk_in, std::uint32_t version) {
+  Chunk& chunk = const_cast<Chunk&>(chunk_in);  // encoding only reads
+  std::vector<std::uint8_t> out;
+  BinaryOut a(out);
+  std::visit(
+      [&](auto& d) {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (std::is_same_v<T, OpaqueChunk>) {
+          out = d.bytes;
+        } else if constexpr (std::is_same_v<T, std::vector<Include>>) {
+          a.list("", d, 0, [&](Include& i) { fields(a, i, version); });
+        } else if constexpr (std::is_same_v<T, Placement>) {
+          a.u8("", d.origin_x);
+          a.u8("", d.origin_y);
+          a.u8("", d.origin_z);
+          a.u8("", d.rotation_y);
+        } else if constexpr (std::is_same_v<T, Terrain>) {
+          fields(a, d);
+        } else if constexpr (std::is_same_v<T, ModelList>) {
+          a.list("", d.models, 0, [&](Model& m) { fields(a, m, d, false); });
+        } else if constexpr (std::is_same_v<T, std::vector<Trainset>> || std::is_same_v<T, std::vector<Event>> ||
+                             std::is_same_v<T, std::vector<PidxEntry>>) {
+          a.list("", d, 0, [&](auto& r) { fields(a, r); });
+        } else if constexpr (std::is_same_v<T, std::uint32_t>) {
+          a.u32("", d);
+        } else if constexpr (std::is_same_v<T, PrototypeList>) {
+          if (!(chunk.empty_payload && d.prototypes.empty()))
+            a.list("", d.prototypes, 0, [&](Prototype& p) { fields(a, p, d, version); });
+        } else if constexpr (std::is_same_v<T, StringsChunk> || std::is_same_v<T, PackChunk>) {
+          // Written by write_module, which owns the string table and the PACK layout.
+        } else {
+          write_records(a, d);
+        }
+      },
+      chunk.data);
+  out.insert(out.end(), chunk.trailing.begin(), chunk.trailing.end());
+  return out;
+}
+
+Result<std::vector<std::uint8_t>> write_module(const Module& module) {
+  const std::uint32_t version = module.version();
+  // PACK first: PIDX, written before it, needs the sections' new offsets.
+  EncodedPack pack;
+  const PackChunk* pack_chunk = module.pack();
+  if (pack_chunk) {
+    if (pack_chunk->decoded) pack = encode_pack(*pack_chunk);
+    else if (pack_chunk->loaded) pack.payload = pack_chunk->raw;
+    else return Error{Errc::bad_value, pack_chunk->payload_offset,
+                      "PACK payload was not loaded; read the module with load_pack to write it"};
+  }
+
+  std::vector<std::uint8_t> out(kMagic, kMagic + 4);
+  put_u32(out, version);
+  for (const Chunk& c : module.chunks) {
+    std::vector<std::uint8_t> payload;
+    if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
+      StringTable part;
+      for (std::uint32_t i = 0; i < strs->count; ++i) part.push_back(module.strings[strs->first + i]);
+      payload = encode_strings(part);
+    } else if (std::holds_alternative<PackChunk>(c.data)) {
+      payload = pack.payload;
+    } else if (const auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data); pidx && pack_chunk && pack_chunk->decoded) {
+      Chunk patched = c;
+      for (PidxEntry& e : std::get<std::vector<PidxEntry>>(patched.data)) {
+        auto it = pack.new_offset.find(e.pack_offset);
+        if (it != pack.new_offset.end()) e.pack_offset = it->second;
+      }
+      payload = encode_chunk(patched, version);
+    } else {
+      payload = encode_chunk(c, version);
+    }
+    if (payload.size() > UINT32_MAX - kChunkHeaderSize)
+      return Error{Errc::bad_value, 0, fmt::format("chunk {} is {} bytes, more than a u32 chunk size can hold",
+                                                   chunk_name(c.id), payload.size())};
+    put_u32(out, c.id);
+    put_u32(out, static_cast<std::uint32_t>(payload.size() + kChunkHeaderSize));
+    out.insert(out.end(), payload.begin(), payload.end());
   }
   return out;
 }

@@ -1,9 +1,10 @@
 #pragma once
-// EU7B writer: container framing and the STRS table. Record writers arrive with the EU7B issue.
+// EU7B writer: a decoded Module back to bytes. Unmodified modules come out byte-identical.
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
 
 namespace sceneria::eu7b {
@@ -16,5 +17,12 @@ struct RawChunk {
 std::vector<std::uint8_t> encode_strings(const StringTable& strings);
 // "EU7B", version, then each chunk with its 8-byte header (total size includes the header).
 std::vector<std::uint8_t> write_container(std::uint32_t version, std::span<const RawChunk> chunks);
+
+// One chunk's payload from its records (the inverse of decode_chunk).
+std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version);
+
+// The whole module. PACK comes from its decoded sections (PIDX offsets follow the new layout)
+// or, if not decoded, from its loaded bytes; a PACK that was neither loaded nor decoded is an error.
+Result<std::vector<std::uint8_t>> write_module(const Module& module);
 
 }  // namespace sceneria::eu7b

@@ -1,0 +1,149 @@
+#pragma once
+// One description of every EU7B record (fields.hpp) drives three codecs: binary in, binary out,
+// and JSON (json_codec.hpp). A field list written once cannot drift between reader and writer,
+// which is what keeps round trips byte-identical.
+//
+// An archive offers: u8/u16/i32/u32/u64/f32/sid/vec3/floats(name, value), object(name, fn),
+// list(name, vector, min_item_bytes, each[, max]) with a u32 count prefix, list_n (count known),
+// and pooled(name, span, pool) for count-prefixed 4-byte items stored in a pool.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/byte_reader.hpp"
+#include "formats/eu7b/records.hpp"
+
+namespace sceneria::eu7b {
+
+class BinaryIn {
+ public:
+  static constexpr bool reading = true;
+  static constexpr bool json = false;
+
+  BinaryIn(ByteReader& r, std::uint32_t string_count, std::vector<Problem>* problems)
+      : r_(r), string_count_(string_count), problems_(problems) {}
+
+  bool ok() const { return r_.ok(); }
+  ByteReader& reader() { return r_; }
+
+  void u8(const char*, std::uint8_t& v) { v = r_.u8(); }
+  void u16(const char*, std::uint16_t& v) { v = r_.u16(); }
+  void i32(const char*, std::int32_t& v) { v = r_.i32(); }
+  void u32(const char*, std::uint32_t& v) { v = r_.u32(); }
+  void u64(const char*, std::uint64_t& v) { v = r_.u64(); }
+  void f32(const char*, float& v) { v = r_.f32(); }
+  void vec3(const char*, Vec3f& v) {
+    v.x = r_.f32();
+    v.y = r_.f32();
+    v.z = r_.f32();
+  }
+  void floats(const char*, float* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) p[i] = r_.f32();
+  }
+  void sid(const char* name, Sid& v) {
+    const std::uint64_t at = r_.offset();
+    v = r_.u32();
+    if (problems_ && r_.ok() && v != kNoString && v >= string_count_) {
+      problems_->push_back({at, fmt::format("{} {} is outside STRS ({} strings)", name, v, string_count_)});
+    }
+  }
+
+  template <class F>
+  void object(const char*, F&& f) {
+    f();
+  }
+  template <class T, class F>
+  void list(const char* name, std::vector<T>& v, std::size_t min_item_bytes, F&& each,
+            std::uint64_t max = UINT32_MAX) {
+    const std::uint64_t at = r_.offset();
+    const std::uint32_t n = r_.u32();
+    if (r_.ok() && n > max) {
+      r_.fail_at(Errc::bad_count, at, fmt::format("{} count {} at {} exceeds the format's limit of {}", name, n,
+                                                  hex_offset(at), max));
+      return;
+    }
+    list_n(name, v, n, min_item_bytes, each);
+  }
+  template <class T, class F>
+  void list_n(const char* name, std::vector<T>& v, std::uint64_t n, std::size_t min_item_bytes, F&& each) {
+    if (!r_.check_count(n, min_item_bytes, name)) return;
+    v.resize(static_cast<std::size_t>(n));
+    for (T& item : v) {
+      each(item);
+      if (!r_.ok()) return;
+    }
+  }
+  template <class T>
+  void pooled(const char* name, Span32& span, std::vector<T>& pool) {
+    static_assert(sizeof(T) == 4);
+    const std::uint32_t n = r_.u32();
+    if (!r_.check_count(n, 4, name)) return;
+    auto bytes = r_.take(std::size_t{n} * 4, name);
+    if (!r_.ok()) return;
+    span.first = static_cast<std::uint32_t>(pool.size());
+    span.count = n;
+    pool.resize(pool.size() + n);
+    if (n) std::memcpy(pool.data() + span.first, bytes.data(), bytes.size());
+  }
+
+ private:
+  ByteReader& r_;
+  std::uint32_t string_count_;
+  std::vector<Problem>* problems_;
+};
+
+class BinaryOut {
+ public:
+  static constexpr bool reading = false;
+  static constexpr bool json = false;
+
+  explicit BinaryOut(std::vector<std::uint8_t>& out) : out_(out) {}
+  bool ok() const { return true; }
+
+  void u8(const char*, const std::uint8_t& v) { out_.push_back(v); }
+  void u16(const char*, const std::uint16_t& v) { raw(&v, 2); }
+  void i32(const char*, const std::int32_t& v) { raw(&v, 4); }
+  void u32(const char*, const std::uint32_t& v) { raw(&v, 4); }
+  void u64(const char*, const std::uint64_t& v) { raw(&v, 8); }
+  void f32(const char*, const float& v) { raw(&v, 4); }
+  void sid(const char*, const Sid& v) { raw(&v, 4); }
+  void vec3(const char*, const Vec3f& v) {
+    raw(&v.x, 4);
+    raw(&v.y, 4);
+    raw(&v.z, 4);
+  }
+  void floats(const char*, const float* p, std::size_t n) { raw(p, 4 * n); }
+
+  template <class F>
+  void object(const char*, F&& f) {
+    f();
+  }
+  template <class T, class F>
+  void list(const char*, std::vector<T>& v, std::size_t, F&& each, std::uint64_t = UINT32_MAX) {
+    const auto n = static_cast<std::uint32_t>(v.size());
+    raw(&n, 4);
+    for (T& item : v) each(item);
+  }
+  template <class T, class F>
+  void list_n(const char*, std::vector<T>& v, std::uint64_t, std::size_t, F&& each) {
+    for (T& item : v) each(item);
+  }
+  template <class T>
+  void pooled(const char*, Span32& span, std::vector<T>& pool) {
+    raw(&span.count, 4);
+    if (span.count) raw(pool.data() + span.first, std::size_t{span.count} * 4);
+  }
+
+  void raw(const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+
+ private:
+  std::vector<std::uint8_t>& out_;
+};
+
+}  // namespace sceneria::eu7b

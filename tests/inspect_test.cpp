@@ -51,7 +51,14 @@ TEST(Inspect, SummaryOfTdV6) {
   // Keys in the documented order.
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "strings", "stringSample"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "strings", "counts", "sections",
+                                            "stringSample"}));
+  EXPECT_EQ(j["chunks"][0]["records"], 305);  // STRS
+  EXPECT_EQ(j["chunks"][2]["records"], 87);   // TRAK
+  EXPECT_EQ(j["counts"]["tracks"], 87);
+  EXPECT_EQ(j["counts"]["traction"], 115);
+  EXPECT_EQ(j["counts"]["events"], 4);
+  EXPECT_TRUE(j["sections"].empty());
 }
 
 TEST(Inspect, Cp1250StringsAreShownAsUnicode) {

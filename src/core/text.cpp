@@ -54,18 +54,87 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
+bool decode_cp1250(std::string_view bytes, std::string& out, bool replace_undefined) {
+  out.clear();
+  out.reserve(bytes.size() * 2);
+  bool all_defined = true;
+  for (char ch : bytes) {
+    const auto c = static_cast<std::uint8_t>(ch);
+    if (c < 0x80) {
+      out += ch;
+    } else if (kCp1250[c - 0x80] != 0) {
+      append_utf8(out, kCp1250[c - 0x80]);
+    } else {
+      all_defined = false;
+      if (!replace_undefined) return false;
+      append_utf8(out, 0xFFFD);
+    }
+  }
+  return all_defined;
+}
+
 }  // namespace
 
-std::string display_text(std::string_view bytes) {
-  if (is_valid_utf8(bytes)) return std::string(bytes);
+bool decode_cp1250(std::string_view bytes, std::string& utf8) { return decode_cp1250(bytes, utf8, false); }
+
+bool encode_cp1250(std::string_view utf8, std::string& out) {
+  if (!is_valid_utf8(utf8)) return false;
+  out.clear();
+  std::size_t i = 0;
+  while (i < utf8.size()) {
+    const auto c = static_cast<std::uint8_t>(utf8[i]);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const std::size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+    std::uint32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<std::uint8_t>(utf8[i + k]) & 0x3F);
+    i += len;
+    int found = -1;
+    for (int b = 0; b < 128; ++b)
+      if (kCp1250[b] == cp) found = b;
+    if (found < 0) return false;
+    out += static_cast<char>(0x80 + found);
+  }
+  return true;
+}
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
   out.reserve(bytes.size() * 2);
   for (char ch : bytes) {
     const auto c = static_cast<std::uint8_t>(ch);
-    if (c < 0x80) out += ch;
-    else if (kCp1250[c - 0x80] != 0) append_utf8(out, kCp1250[c - 0x80]);
-    else append_utf8(out, 0xFFFD);  // byte undefined in CP1250
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
   }
+  return out;
+}
+
+bool from_hex(std::string_view hex, std::string& out) {
+  if (hex.size() % 2) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out.clear();
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return true;
+}
+
+std::string display_text(std::string_view bytes) {
+  if (is_valid_utf8(bytes)) return std::string(bytes);
+  std::string out;
+  decode_cp1250(bytes, out, true);  // undefined bytes become U+FFFD
   return out;
 }
 

@@ -11,3 +11,15 @@ bool is_valid_utf8(std::string_view bytes);
 std::string display_text(std::string_view bytes);
 
 }  // namespace sceneria
+
+namespace sceneria {
+
+// Windows-1250 bytes -> UTF-8; false if a byte is undefined in the code page (0x81, 0x83, ...).
+bool decode_cp1250(std::string_view bytes, std::string& utf8);
+// UTF-8 -> Windows-1250 bytes; false if a character has no CP1250 byte or the UTF-8 is invalid.
+bool encode_cp1250(std::string_view utf8, std::string& bytes);
+
+std::string to_hex(std::string_view bytes);
+bool from_hex(std::string_view hex, std::string& bytes);
+
+}  // namespace sceneria

@@ -1,0 +1,407 @@
+#include "formats/eu7b/convert.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "formats/eu7b/pack.hpp"
+
+namespace sceneria::eu7b {
+
+namespace {
+
+constexpr double kSectionSize = 1000.0;
+constexpr int kGridCentre = 250;
+
+std::string_view text(const Module& m, Sid id) {
+  return id == kNoString || id >= m.strings.size() ? std::string_view() : m.strings[id];
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
+}
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+// UMES: loadable mesh paths (notes §6.3).
+bool mesh_loadable(std::string_view path) { return !path.empty() && !starts_with(path, "notload"); }
+
+// UTEX filter (notes §6.3).
+bool texture_listed(std::string_view t) {
+  if (t.empty() || iequals(t, "none") || starts_with(t, "none|")) return false;
+  if (starts_with(t, "*") || starts_with(t, "make:") || starts_with(t, "@")) return false;
+  if (ends_with(t, ".e3d") || ends_with(t, ".t3d") || ends_with(t, "/none") || ends_with(t, "/")) return false;
+  if (t.find("tr/none") != std::string_view::npos || t.find('#') != std::string_view::npos) return false;
+  return true;
+}
+// "none" and empty both mean "no replacement skin", so dropping them loses nothing.
+bool texture_is_default(std::string_view t) { return t.empty() || iequals(t, "none"); }
+
+// One placement with everything a record of any format can hold.
+struct Placement {
+  SlimNode node;  // transform cleared (PACK never stores one)
+  std::uint8_t terrain = 0, transition = 0;
+  Vec3f location, angles, scale;
+  Sid file = kNoString, texture = kNoString;
+  std::vector<float> lights;
+  std::vector<std::uint32_t> colors;
+};
+
+struct SectionSource {
+  PidxEntry entry;
+  std::vector<Placement> placements;
+};
+
+Result<std::vector<SectionSource>> gather(const Module& m) {
+  std::vector<SectionSource> out;
+  const PackChunk* pack = m.pack();
+  const std::vector<PidxEntry>* pidx = m.pidx();
+  if (!pack || !pidx) return out;
+  if (!pack->decoded) return Error{Errc::bad_value, pack->payload_offset, "PACK must be decoded to convert"};
+  const PrototypeList* prot = m.prototypes();
+  for (const PidxEntry& e : *pidx) {
+    const PackSection* s = nullptr;
+    for (const PackSection& candidate : pack->sections)
+      if (candidate.offset == e.pack_offset) s = &candidate;
+    if (!s) return Error{Errc::bad_value, 0, fmt::format("PIDX section ({}, {}) has no decoded PACK section", e.row, e.col)};
+    SectionSource src{e, {}};
+    for (const ExpandedModel& x : expand_section(*s, prot)) {
+      Placement p;
+      if (x.solo) {
+        p.node = x.solo->node;
+        p.lights.assign(s->solo.light_states.begin() + x.solo->lights.first,
+                        s->solo.light_states.begin() + x.solo->lights.first + x.solo->lights.count);
+        p.colors.assign(s->solo.light_colors.begin() + x.solo->colors.first,
+                        s->solo.light_colors.begin() + x.solo->colors.first + x.solo->colors.count);
+      } else {
+        const Prototype& pr = prot->prototypes[static_cast<std::size_t>(x.proto)];
+        p.node = pr.node;
+        p.node.name = x.name;
+        if (x.name != kNoString) p.node.flags |= node_flag::name;
+        else p.node.flags &= static_cast<std::uint8_t>(~node_flag::name);
+        p.lights.assign(prot->light_states.begin() + pr.lights.first,
+                        prot->light_states.begin() + pr.lights.first + pr.lights.count);
+        p.colors.assign(prot->light_colors.begin() + pr.colors.first,
+                        prot->light_colors.begin() + pr.colors.first + pr.colors.count);
+      }
+      p.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
+      p.node.transform = kNoTransform;
+      p.terrain = x.terrain;
+      p.transition = x.transition;
+      p.location = x.location;
+      p.angles = x.angles;
+      p.scale = x.scale;
+      p.file = x.file;
+      p.texture = x.texture;
+      src.placements.push_back(std::move(p));
+    }
+    out.push_back(std::move(src));
+  }
+  return out;
+}
+
+// Prototype key (notes §6.4).
+using Key = std::tuple<Sid, Sid, float, float, bool, std::uint8_t, std::uint8_t>;
+Key key_of(const Placement& p) {
+  return {p.file, p.texture, p.node.range_sq_min, p.node.range_sq_max, !(p.node.flags & node_flag::not_visible),
+          p.terrain, p.transition};
+}
+
+bool forced_solo(const Module& m, const Placement& p) {
+  return p.terrain != 0 || !p.lights.empty() || !p.colors.empty() || !mesh_loadable(text(m, p.file));
+}
+
+std::uint8_t cell_of(const Placement& p, const PidxEntry& e) {
+  const double x_min = (static_cast<int>(e.col) - kGridCentre) * kSectionSize;
+  const double z_min = (static_cast<int>(e.row) - kGridCentre) * kSectionSize;
+  const int col = std::clamp(static_cast<int>(std::floor((p.location.x - x_min) / 250.0)), 0, 3);
+  const int row = std::clamp(static_cast<int>(std::floor((p.location.z - z_min) / 250.0)), 0, 3);
+  return static_cast<std::uint8_t>(row * 4 + col);
+}
+
+double centre_distance_sq(const Placement& p, const PidxEntry& e) {
+  const double cx = (static_cast<int>(e.col) - kGridCentre) * kSectionSize + kSectionSize / 2;
+  const double cz = (static_cast<int>(e.row) - kGridCentre) * kSectionSize + kSectionSize / 2;
+  const double dx = p.location.x - cx, dz = p.location.z - cz;
+  return dx * dx + dz * dz;
+}
+
+// Ids ordered by frequency (descending), then by their bytes.
+std::vector<Sid> by_frequency(const Module& m, const std::map<Sid, std::size_t>& counts) {
+  std::vector<Sid> ids;
+  for (const auto& [id, n] : counts) ids.push_back(id);
+  std::stable_sort(ids.begin(), ids.end(), [&](Sid a, Sid b) {
+    if (counts.at(a) != counts.at(b)) return counts.at(a) > counts.at(b);
+    return text(m, a) < text(m, b);
+  });
+  return ids;
+}
+
+Model to_model(const Placement& p, ModelList& pools) {
+  Model mo;
+  mo.node = p.node;
+  mo.terrain = p.terrain;
+  mo.transition = p.transition;
+  mo.location = p.location;
+  mo.angles = p.angles;
+  mo.scale = p.scale;
+  mo.model_file = p.file;
+  mo.texture = p.texture;
+  mo.lights = {static_cast<std::uint32_t>(pools.light_states.size()), static_cast<std::uint32_t>(p.lights.size())};
+  pools.light_states.insert(pools.light_states.end(), p.lights.begin(), p.lights.end());
+  mo.colors = {static_cast<std::uint32_t>(pools.light_colors.size()), static_cast<std::uint32_t>(p.colors.size())};
+  pools.light_colors.insert(pools.light_colors.end(), p.colors.begin(), p.colors.end());
+  return mo;
+}
+
+Prototype to_prototype(const Placement& p, PrototypeList& pools) {
+  Prototype pr;
+  pr.node = p.node;
+  pr.terrain = p.terrain;
+  pr.transition = p.transition;
+  pr.model_file = p.file;
+  pr.texture = p.texture;
+  pr.lights = {static_cast<std::uint32_t>(pools.light_states.size()), static_cast<std::uint32_t>(p.lights.size())};
+  pools.light_states.insert(pools.light_states.end(), p.lights.begin(), p.lights.end());
+  pr.colors = {static_cast<std::uint32_t>(pools.light_colors.size()), static_cast<std::uint32_t>(p.colors.size())};
+  pools.light_colors.insert(pools.light_colors.end(), p.colors.begin(), p.colors.end());
+  // Version 9 extras, as the writer derives them (notes §7).
+  const bool full_load = !p.lights.empty() || !p.colors.empty() || p.transition == 0;
+  pr.pack_flags = full_load ? 1 : (p.terrain ? 0 : 2);
+  pr.baked_range_min = std::sqrt(std::max(0.0f, p.node.range_sq_min));
+  pr.baked_range_max = std::isinf(p.node.range_sq_max) ? -1.0f : std::sqrt(p.node.range_sq_max);
+  return pr;
+}
+
+struct Built {
+  std::vector<PackSection> sections;
+  PrototypeList prototypes;
+  bool uses_prototypes = false;
+};
+
+Result<Built> build_sections(const Module& m, std::vector<SectionSource>& sources, SectionFormat f,
+                            const ConvertOptions& options) {
+  Built out;
+  const bool with_inst = f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8;
+  const bool v13 = f == SectionFormat::v13;
+
+  // Prototypes: keys used at least twice in the whole module, numbered by first occurrence.
+  std::map<Key, std::size_t> key_count;
+  std::map<Key, std::uint32_t> proto_of;
+  if (with_inst) {
+    for (const auto& s : sources)
+      for (const Placement& p : s.placements)
+        if (!forced_solo(m, p)) ++key_count[key_of(p)];
+    for (const auto& s : sources)
+      for (const Placement& p : s.placements) {
+        if (forced_solo(m, p)) continue;
+        const Key k = key_of(p);
+        if (key_count[k] < 2 || proto_of.count(k)) continue;
+        proto_of[k] = static_cast<std::uint32_t>(out.prototypes.prototypes.size());
+        out.prototypes.prototypes.push_back(to_prototype(p, out.prototypes));
+      }
+    out.uses_prototypes = !out.prototypes.prototypes.empty();
+  }
+  auto is_inst = [&](const Placement& p) { return with_inst && !forced_solo(m, p) && proto_of.count(key_of(p)); };
+
+  std::uint64_t offset = 0;
+  for (auto& src : sources) {
+    PackSection s;
+    s.format = f;
+    s.offset = offset++;  // unique placeholder; the writer lays sections out and patches PIDX
+    std::vector<const Placement*> order;
+    for (const Placement& p : src.placements) order.push_back(&p);
+
+    // Mesh and texture frequencies within the section.
+    std::map<Sid, std::size_t> mesh_count, tex_count;
+    for (const Placement* p : order) {
+      if (mesh_loadable(text(m, p->file))) ++mesh_count[p->file];
+      if (texture_listed(text(m, p->texture))) ++tex_count[p->texture];
+    }
+    if (f >= SectionFormat::umes) {
+      if (f >= SectionFormat::utex) {
+        std::map<Sid, std::size_t> with_protos = mesh_count;
+        if (f >= SectionFormat::prot_inst)
+          for (const Prototype& pr : out.prototypes.prototypes)
+            if (mesh_loadable(text(m, pr.model_file))) with_protos.emplace(pr.model_file, 0);
+        s.meshes = by_frequency(m, with_protos);
+        s.textures = by_frequency(m, tex_count);
+      } else {
+        for (const auto& [id, n] : mesh_count) s.meshes.push_back(id);  // 2 and 3: sorted by name
+        std::stable_sort(s.meshes.begin(), s.meshes.end(), [&](Sid a, Sid b) { return text(m, a) < text(m, b); });
+      }
+    }
+    // From format 4 on: most frequent meshes first, then nearest to the section centre.
+    if (f >= SectionFormat::utex) {
+      std::stable_sort(order.begin(), order.end(), [&](const Placement* a, const Placement* b) {
+        const std::size_t fa = mesh_count.count(a->file) ? mesh_count[a->file] : 0;
+        const std::size_t fb = mesh_count.count(b->file) ? mesh_count[b->file] : 0;
+        if (fa != fb) return fa > fb;
+        return centre_distance_sq(*a, src.entry) < centre_distance_sq(*b, src.entry);
+      });
+    }
+    if (v13) {
+      std::stable_sort(order.begin(), order.end(), [&](const Placement* a, const Placement* b) {
+        return cell_of(*a, src.entry) < cell_of(*b, src.entry);
+      });
+    }
+
+    auto solo_record = [&](const Placement& p) -> Result<Model> {
+      Model mo = to_model(p, s.solo);
+      if (!v13) return mo;
+      mo.cell = cell_of(p, src.entry);
+      auto lose = [&](std::string what) -> Error {
+        if (!options.allow_lossy)
+          return Error{Errc::bad_value, 0, fmt::format("section ({}, {}): {} cannot be stored in format 6; keep format "
+                                                       "5 or lower, or allow the reference writer's losses",
+                                                       src.entry.row, src.entry.col, what)};
+        if (options.losses) options.losses->push_back(fmt::format("section ({}, {}): {} dropped", src.entry.row, src.entry.col, what));
+        return {};
+      };
+      const auto mesh = std::find(s.meshes.begin(), s.meshes.end(), p.file);
+      if (mesh == s.meshes.end() && !text(m, p.file).empty())
+        if (Error e = lose(fmt::format("mesh path '{}' (not loadable, so not in UMES)", text(m, p.file)))) return e;
+      const auto tex = std::find(s.textures.begin(), s.textures.end(), p.texture);
+      if (tex == s.textures.end() && !texture_is_default(text(m, p.texture)))
+        if (Error e = lose(fmt::format("texture '{}' of a solo model (UTEX filters it)", text(m, p.texture)))) return e;
+      mo.model_file = mesh == s.meshes.end() ? kNoIndex : static_cast<Sid>(mesh - s.meshes.begin());
+      mo.texture = tex == s.textures.end() ? kNoIndex : static_cast<Sid>(tex - s.textures.begin());
+      if (s.meshes.size() > kNoIndex || s.textures.size() > kNoIndex)
+        return Error{Errc::bad_value, 0, fmt::format("section ({}, {}): more than 65535 meshes or textures for "
+                                                     "format 6's u16 indices", src.entry.row, src.entry.col)};
+      return mo;
+    };
+    auto inst_record = [&](const Placement& p) {
+      Instance i;
+      i.proto = proto_of[key_of(p)];
+      i.location = p.location;
+      i.angles = p.angles;
+      i.scale = p.scale;
+      i.name = (p.node.flags & node_flag::name) ? p.node.name : kNoString;
+      if (v13) i.cell = cell_of(p, src.entry);
+      return i;
+    };
+
+    const std::size_t n = order.size();
+    std::size_t per_chunk = n + 1;
+    if (f >= SectionFormat::chnk) per_chunk = (f >= SectionFormat::utex && n > 1024) ? 256 : 512;
+    for (std::size_t begin = 0; begin < n || (begin == 0 && f >= SectionFormat::chnk); begin += per_chunk) {
+      const std::size_t end = std::min(n, begin + per_chunk);
+      SectionChunkEntry entry;
+      for (std::size_t i = begin; i < end; ++i)
+        if (!is_inst(*order[i])) {
+          auto mo = solo_record(*order[i]);
+          if (!mo) return mo.error();
+          s.solo.models.push_back(*mo);
+          ++entry.solo;
+        }
+      for (std::size_t i = begin; i < end; ++i)
+        if (is_inst(*order[i])) {
+          s.inst.push_back(inst_record(*order[i]));
+          ++entry.inst;
+        }
+      if (f >= SectionFormat::chnk) s.chunks.push_back(entry);
+      if (n == 0) break;
+    }
+    s.solo_count = static_cast<std::uint32_t>(s.solo.models.size());
+    s.inst_count = static_cast<std::uint32_t>(s.inst.size());
+    out.sections.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+SectionFormat default_section_format(std::uint32_t version) {
+  if (version >= 9) return SectionFormat::v13;
+  if (version == 8) return SectionFormat::prot_inst;
+  return SectionFormat::flat;
+}
+
+Result<Module> convert_module(const Module& source, const ConvertOptions& options) {
+  Module m = source;
+  const std::uint32_t version = options.version ? options.version : source.version();
+  if (version < kMinVersion || version > kMaxVersion)
+    return Error{Errc::unsupported_version, 0,
+                 fmt::format("EU7B version {} is not supported (supported: {}-{})", version, kMinVersion, kMaxVersion)};
+  auto sources = gather(source);
+  if (!sources) return sources.error();
+  const bool has_pack = source.pack() != nullptr;
+  SectionFormat f = default_section_format(version);
+  if (!options.keep_pack_format) f = options.pack_format;
+  else if (has_pack && source.pack()->decoded && !source.pack()->sections.empty() && options.version == 0)
+    f = source.pack()->sections.front().format;
+
+  std::size_t placements = 0;
+  for (const auto& s : *sources) placements += s.placements.size();
+  if (has_pack && version < 7)
+    return Error{Errc::bad_value, 0, fmt::format("version {} has no PIDX/PACK: the {} PACK models cannot be stored "
+                                                 "(use version 7, 8 or 9)", version, placements)};
+  if (!has_pack && !options.keep_pack_format && version >= 7)
+    return Error{Errc::bad_value, 0, "the module has no PACK chunk, so a section format does not apply"};
+  if ((f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8) && version < 8)
+    return Error{Errc::bad_value, 0, fmt::format("section format {} needs prototypes (PROT), which exist from version 8",
+                                                 section_format_name(f))};
+  if (version < 6) {
+    for (const Chunk& c : m.chunks)
+      if (const auto* incl = std::get_if<std::vector<Include>>(&c.data); incl && !incl->empty() && source.version() >= 6)
+        return Error{Errc::bad_value, c.offset, fmt::format("version {} INCL records have no site transform; "
+                                                            "{} includes would lose theirs", version, incl->size())};
+  }
+  if (version < 9 && source.version() >= 9)
+    if (const PrototypeList* prot = source.prototypes())
+      for (const Prototype& p : prot->prototypes)
+        if (p.resolved_texture != kNoString)
+          return Error{Errc::bad_value, 0, "PROT v8 has no resolved_texture field; a prototype's would be lost"};
+  m.container.version = version;
+  if (!has_pack) return m;
+
+  auto built = build_sections(source, *sources, f, options);
+  if (!built) return built.error();
+
+  // PIDX in the same order, pointing at the new (placeholder) section offsets.
+  std::vector<PidxEntry> pidx;
+  for (std::size_t i = 0; i < sources->size(); ++i) {
+    PidxEntry e = (*sources)[i].entry;
+    e.pack_offset = built->sections[i].offset;
+    e.model_count = static_cast<std::uint32_t>(built->sections[i].model_count());
+    pidx.push_back(e);
+  }
+  // Rebuild the PIDX / PROT / PACK run where PIDX was (the writer's order), PROT only from v8.
+  std::vector<Chunk> chunks;
+  bool placed = false;
+  for (Chunk& c : m.chunks) {
+    const bool run = c.id == chunk::PIDX || c.id == chunk::PROT || c.id == chunk::PACK;
+    if (!run) {
+      chunks.push_back(std::move(c));
+      continue;
+    }
+    if (placed) continue;
+    placed = true;
+    Chunk p{chunk::PIDX, 0, std::move(pidx), {}, false};
+    chunks.push_back(std::move(p));
+    if (version >= 8) {
+      Chunk prot{chunk::PROT, 0, std::move(built->prototypes), {}, false};
+      prot.empty_payload = std::get<PrototypeList>(prot.data).prototypes.empty();
+      chunks.push_back(std::move(prot));
+    }
+    PackChunk pack;
+    pack.loaded = pack.decoded = true;
+    pack.sections = std::move(built->sections);
+    chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
+  }
+  m.chunks = std::move(chunks);
+  return m;
+}
+
+}  // namespace sceneria::eu7b

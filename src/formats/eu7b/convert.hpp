@@ -1,0 +1,31 @@
+#pragma once
+// Re-encoding a module at another file version and PACK section format, building UMES, UTEX,
+// sub-chunks, prototypes and cell ids the way the reference writer does (notes §6). What a target
+// cannot hold is an error, never a silent loss.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "formats/eu7b/eu7b.hpp"
+
+namespace sceneria::eu7b {
+
+struct ConvertOptions {
+  std::uint32_t version = 0;                  // 0 = keep
+  SectionFormat pack_format = SectionFormat::flat;
+  bool keep_pack_format = true;               // false: use pack_format
+  // The reference writer silently drops what format 6 cannot hold (a solo model's filtered skin
+  // such as "*text" or "a#b.tga", an unloadable mesh path). By default that is an error; with
+  // allow_lossy the conversion does what the reference does and lists each loss here.
+  bool allow_lossy = false;
+  std::vector<std::string>* losses = nullptr;
+};
+
+// The natural section format of a version: 7 -> flat, 8 -> 5, 9 -> 6.
+SectionFormat default_section_format(std::uint32_t version);
+
+// Needs PACK decoded. Returns a new module whose PIDX/PROT/PACK are rebuilt.
+Result<Module> convert_module(const Module& module, const ConvertOptions& options);
+
+}  // namespace sceneria::eu7b

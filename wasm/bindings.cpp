@@ -26,24 +26,45 @@ std::vector<std::uint8_t> copy_bytes(const val& typed_array) {
   return bytes;
 }
 
-// {"ok":true,"summary":{...}} or {"ok":false,"error":{"code":"truncated","offset":…,"message":…}}
-std::string inspect_bytes(const val& typed_array, const std::string& name, int string_sample) {
-  sceneria::MemorySource source(copy_bytes(typed_array), name);
-  sceneria::InspectOptions options;
-  options.string_sample = string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0;
-  auto result = sceneria::inspect(source, options);
-  nlohmann::ordered_json out;
-  out["ok"] = result.ok();
-  if (result) {
-    out["summary"] = std::move(result).value();
-  } else {
-    const sceneria::Error& e = result.error();
-    out["error"] = {{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset},
-                    {"message", e.message}};
-  }
-  // Strings from files may not be UTF-8 even after display conversion fails; never throw.
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// Strings from files may not be UTF-8 even after display conversion; never throw.
+std::string to_text(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+// One open file in the parse worker. A new open() replaces the previous document entirely, so
+// nothing of a bad or old file leaks into the next.
+class DocumentBinding {
+ public:
+  // {"ok":true,"summary":{...},"kinds":[...]} or {"ok":false,"error":{"code","offset","message"}}
+  std::string open(const val& typed_array, const std::string& name, int string_sample) {
+    document_.reset();
+    sceneria::MemorySource source(copy_bytes(typed_array), name);
+    auto result = sceneria::open_document(source);
+    nlohmann::ordered_json out;
+    out["ok"] = result.ok();
+    if (result) {
+      document_ = std::move(result).value();
+      out["summary"] = document_->summary(string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
+      out["kinds"] = document_->record_kinds();
+    } else {
+      const sceneria::Error& e = result.error();
+      out["error"] = {{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset}, {"message", e.message}};
+    }
+    return to_text(out);
+  }
+  std::string rows(const std::string& kind, double first, double count) const {
+    if (!document_ || first < 0 || count < 0) return "[]";
+    return to_text(document_->rows(kind, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
+  }
+  std::string record(const std::string& kind, double index) const {
+    if (!document_ || index < 0) return "null";
+    return to_text(document_->record(kind, static_cast<std::uint64_t>(index)));
+  }
+  void close() { document_.reset(); }
+
+ private:
+  std::unique_ptr<sceneria::Document> document_;
+};
 
 // A JS-owned copy (views into wasm memory die when the heap grows or the vector is freed).
 val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
@@ -92,7 +113,12 @@ class Viewer {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sceneria) {
-  emscripten::function("inspect", &inspect_bytes);
+  emscripten::class_<DocumentBinding>("Document")
+      .constructor<>()
+      .function("open", &DocumentBinding::open)
+      .function("rows", &DocumentBinding::rows)
+      .function("record", &DocumentBinding::record)
+      .function("close", &DocumentBinding::close);
   emscripten::function("demoModule", &demo_module);
   emscripten::class_<Viewer>("Viewer")
       .constructor<>()

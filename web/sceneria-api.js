@@ -32,7 +32,8 @@ export class Parser {
     });
   }
 
-  // Resolves to {ok: true, summary} or {ok: false, error: {code, offset, message}}.
+  // Resolves to {ok: true, summary, kinds, doc} or {ok: false, error: {code, offset, message}}.
+  // The file becomes the worker's open document (replacing the previous one).
   inspect(file) {
     return this.#request({ kind: 'file', name: file.name, file });
   }
@@ -41,6 +42,16 @@ export class Parser {
   }
   inspectDemo() {
     return this.#request({ kind: 'demo', name: 'demo.eu7' });
+  }
+  // Rows [{i, name, detail}] of one record list of the open document `doc`; null if superseded.
+  async rows(doc, list, first, count) {
+    const r = await this.#request({ kind: 'rows', doc, list, first, count });
+    return r.stale ? null : r.rows;
+  }
+  // Every field of one record (strings as text); null if superseded or absent.
+  async record(doc, list, index) {
+    const r = await this.#request({ kind: 'record', doc, list, index });
+    return r.stale ? null : r.record;
   }
   terminate() {
     this.#worker.terminate();

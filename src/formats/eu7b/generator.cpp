@@ -428,9 +428,11 @@ Result<Module> generate_module(const GeneratorOptions& o) {
   trainsets[0].driver_index = 0;
 
   // ---- PACK models over 1 km sections ----
-  const std::uint64_t sections = std::max<std::uint64_t>(1, (o.models + o.models_per_section - 1) / o.models_per_section);
-  const auto width = static_cast<std::uint64_t>(std::max(3.0, std::ceil(std::sqrt(static_cast<double>(sections)) / 2)));
-  const std::uint64_t length = (sections + width - 1) / width;
+  // At most 500 x 250 sections (checked below), so section indices fit in size_t everywhere.
+  const auto sections = static_cast<std::size_t>(
+      std::max<std::uint64_t>(1, (o.models + o.models_per_section - 1) / o.models_per_section));
+  const auto width = static_cast<std::size_t>(std::max(3.0, std::ceil(std::sqrt(static_cast<double>(sections)) / 2)));
+  const std::size_t length = (sections + width - 1) / width;
   if (length > 250 || width > 500)
     return Error{Errc::bad_count, 0, fmt::format("{} models need {} sections, more than the 500 x 500 grid holds",
                                                  o.models, sections)};
@@ -440,11 +442,11 @@ Result<Module> generate_module(const GeneratorOptions& o) {
   for (auto& w : weight) total += (w = rng.range(0.6, 1.4));
   std::vector<std::uint64_t> per_section(sections);
   std::uint64_t assigned = 0;
-  for (std::uint64_t i = 0; i < sections; ++i) {
+  for (std::size_t i = 0; i < sections; ++i) {
     per_section[i] = static_cast<std::uint64_t>(std::floor(static_cast<double>(o.models) * weight[i] / total));
     assigned += per_section[i];
   }
-  for (std::uint64_t i = 0; assigned < o.models; i = (i + 1) % sections, ++assigned) ++per_section[i];
+  for (std::size_t i = 0; assigned < o.models; i = (i + 1) % sections, ++assigned) ++per_section[i];
 
   double weight_sum = 0;
   for (const ModelKind& k : kKinds) weight_sum += k.weight;
@@ -458,7 +460,7 @@ Result<Module> generate_module(const GeneratorOptions& o) {
   pack.loaded = pack.decoded = true;
   std::uint64_t serial = 0;
   const auto first_col = static_cast<int>(250 - width / 2);
-  for (std::uint64_t i = 0; i < sections; ++i) {
+  for (std::size_t i = 0; i < sections; ++i) {
     PidxEntry e;
     e.row = static_cast<std::uint16_t>(250 + i / width);
     e.col = static_cast<std::uint16_t>(first_col + static_cast<int>(i % width));
@@ -468,7 +470,7 @@ Result<Module> generate_module(const GeneratorOptions& o) {
     PackSection s;
     s.offset = i;
     s.format = SectionFormat::flat;
-    s.solo.models.reserve(per_section[i]);
+    s.solo.models.reserve(static_cast<std::size_t>(per_section[i]));
     const double x_min = (e.col - 250) * 1000.0, z_min = (e.row - 250) * 1000.0;
     for (std::uint64_t k = 0; k < per_section[i]; ++k) {
       double pick = rng.uniform() * weight_sum;

@@ -156,7 +156,7 @@ Error decode_section_chunk(std::span<const std::uint8_t> bytes, std::uint64_t fi
                              section_format_name(header.format), header.chunks.size())};
   const SectionChunkEntry& e = header.chunks[chunk_index];
   const std::uint64_t end = chunk_index + 1 < header.chunks.size() ? header.chunks[chunk_index + 1].offset : bytes.size();
-  ByteReader r(bytes.subspan(e.offset, end - e.offset), file_offset + e.offset,
+  ByteReader r(bytes.subspan(e.offset, static_cast<std::size_t>(end - e.offset)), file_offset + e.offset,
                fmt::format("{} sub-chunk {}", context(file_offset), chunk_index));
   BinaryIn a(r, ctx.string_count, ctx.problems);
   const std::size_t first_inst = out.inst.size();

@@ -351,7 +351,9 @@ Error decode_pack(Module& module) {
                                  fmt::format("{} PIDX entries share the section at PACK offset {}", sharing, offsets[i])});
     auto span = section_span(module, *entry);
     if (!span) return span.error();
-    const auto bytes = std::span(pack->raw).subspan(span->begin, span->end - span->begin);
+    // section_span checked the range against the loaded payload, so it fits in memory (size_t).
+    const auto bytes = std::span(pack->raw).subspan(static_cast<std::size_t>(span->begin),
+                                                    static_cast<std::size_t>(span->end - span->begin));
     auto section = decode_section(bytes, pack->payload_offset + span->begin, section_context(module, *entry, &module.problems));
     if (!section) return section.error();
     section->offset = span->begin;

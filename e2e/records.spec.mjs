@@ -1,0 +1,77 @@
+// The records panel: record counts in the chunk table, every list browsable, a million rows.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test, expect, requireSamples, openViewer, dropFile, sample } from './helpers.mjs';
+
+const cli = resolve('build/native/sceneria');
+
+function generate(models, seed) {
+  const file = join(mkdtempSync(join(tmpdir(), 'sceneria-e2e-')), `generated-${models}.eu7`);
+  execFileSync(cli, ['generate', file, '--models', String(models), '--seed', String(seed)]);
+  const info = JSON.parse(execFileSync(cli, ['info', '--json', file], { maxBuffer: 64 << 20 }).toString());
+  return { file, info };
+}
+
+const rowTexts = (page) => page.$$eval('#records .vl-row', (rows) => rows.map((r) => r.textContent));
+
+test('TD.v6: record counts in the chunk table and browsable tracks and events', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  await dropFile(page, 'TD.v6.eu7', sample('maszyna/eu7/TD.v6.eu7'));
+  const records = await page.$$eval('#chunks tbody tr', (rows) => rows.map((r) => [r.cells[1].textContent, r.cells[4].textContent]));
+  expect(records).toEqual([['STRS', '305'], ['INCL', '118'], ['TRAK', '87'], ['MESH', '62'], ['TRAC', '115'],
+                           ['DYNM', '2'], ['TRSE', '1'], ['EVNT', '4'], ['FINT', '1']]);
+  const options = await page.$$eval('#record-kind option', (o) => o.map((x) => x.textContent));
+  expect(options).toEqual(['Includes (118)', 'Tracks (87)', 'Traction (115)', 'Shapes (62)', 'Vehicles (2)',
+                           'Trainsets (1)', 'Events (4)', 'Strings (305)']);
+  await page.selectOption('#record-kind', 'events');
+  await expect(page.locator('#records .vl-row')).toHaveCount(4);
+  await page.selectOption('#record-kind', 'tracks');
+  await expect(page.locator('#records .vl-row').first()).not.toHaveText('…');
+  await page.locator('#records .vl-row').first().click();
+  await expect(page.locator('#record-fields')).toBeVisible();
+  const fields = await page.$$eval('#record-fields dt', (d) => d.map((x) => x.textContent));
+  expect(fields).toEqual(expect.arrayContaining(['node', 'type', 'length', 'paths', 'tails']));
+});
+
+test('a generated 1,000,000-model scenery: every list is there and the last PACK model is one scroll away', async ({ page }) => {
+  test.setTimeout(120_000);
+  const { file, info } = generate(1_000_000, 7);
+  expect(info.counts.pack_models).toBe(1_000_000);
+  await openViewer(page);
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name?.startsWith('generated-'), null, { timeout: 60_000 });
+  await expect(page.locator('#record-kind')).toHaveValue('pack_models');
+  await expect(page.locator('#record-kind option').first()).toHaveText('PACK models (1,000,000)');
+  const kinds = await page.$$eval('#record-kind option', (o) => o.map((x) => x.value));
+  for (const k of ['tracks', 'traction', 'power', 'shapes', 'lines', 'models', 'memcells', 'launchers', 'dynamics',
+                   'sounds', 'trainsets', 'events', 'prototypes', 'sections', 'terrain', 'includes', 'strings'])
+    expect(kinds).toContain(k);
+
+  // First rows: section of the first PIDX entry.
+  const first = info.sections[0];
+  await expect(page.locator('#records .vl-row').first()).toContainText(`section ${first.row},${first.col}`);
+  // Jump to the end: the last model is in the last section.
+  await page.evaluate(() => window.sceneria.recordList.scrollToIndex(1e9));
+  const last = info.sections[info.sections.length - 1];
+  const lastRow = page.locator('#records .vl-row[data-index="999999"]');
+  await expect(lastRow).toContainText('999,999');
+  await expect(lastRow).toContainText(`section ${last.row},${last.col}`);
+  // Its full record.
+  await lastRow.click();
+  await expect(page.locator('#record-fields dt', { hasText: 'section' })).toHaveCount(2);  // section, section_format
+  const record = await page.evaluate(() => new Promise((done) => {
+    document.addEventListener('sceneria:record', (e) => done(e.detail), { once: true });
+    window.sceneria.recordList.select(999999);
+  }));
+  expect(record.index).toBe(999999);
+  expect(record.record.section).toEqual([last.row, last.col]);
+  expect(record.record.section_format).toBe('6');
+  // A model in the middle, by wheel scrolling through the list.
+  await page.evaluate(() => window.sceneria.recordList.scrollToIndex(500000));
+  await expect(page.locator('#records .vl-row[data-index="500000"]')).toContainText('500,000');
+  const texts = await rowTexts(page);
+  expect(texts.filter((t) => t === '…')).toEqual([]);
+});

@@ -1,0 +1,46 @@
+#pragma once
+// Record browsing for user interfaces: what lists a module has, one page of rows at a time
+// (a million PACK models never become a million JSON objects), and any record in full with its
+// strings resolved to display text.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/eu7b/eu7b.hpp"
+
+namespace sceneria::eu7b {
+
+struct RecordKind {
+  std::string id;     // "tracks", "pack_models", ...
+  std::string label;  // "Tracks", "PACK models", ...
+  std::uint64_t count = 0;
+};
+
+class RecordBrowser {
+ public:
+  explicit RecordBrowser(Module module);  // PACK decoded if present
+
+  const Module& module() const { return module_; }
+  std::vector<RecordKind> kinds() const;
+  // [{"i": index, "name": "...", "detail": "..."}, ...] for `count` rows from `first`.
+  nlohmann::ordered_json rows(std::string_view kind, std::uint64_t first, std::uint64_t count) const;
+  // Every field of one record (strings as text), or null if out of range.
+  nlohmann::ordered_json record(std::string_view kind, std::uint64_t index) const;
+
+ private:
+  struct PackIndex {
+    std::size_t section;  // into PackChunk::sections
+    std::size_t index;    // into that section's expanded models
+  };
+  PackIndex locate(std::uint64_t index) const;
+  std::uint64_t pack_models() const { return pack_starts_.empty() ? 0 : pack_starts_.back(); }
+
+  Module module_;
+  std::vector<std::uint64_t> pack_starts_;  // prefix sums of section model counts
+  std::vector<const PidxEntry*> section_entry_;
+};
+
+}  // namespace sceneria::eu7b

@@ -26,8 +26,10 @@ for (const suite of ['native', 'wasm']) {
   }
   add(suite, c);
 }
-const pw = join(dir, 'playwright.counts.json');
-add('e2e', existsSync(pw) ? JSON.parse(readFileSync(pw, 'utf8')) : { passed: 0, failed: 0, skipped: 0 });
+const counts = (file) => (existsSync(join(dir, file)) ? JSON.parse(readFileSync(join(dir, file), 'utf8'))
+                                                      : { passed: 0, failed: 0, skipped: 0 });
+add('e2e', counts('playwright.counts.json'));
+add('fuzz', counts('fuzz.counts.json'));
 
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
 process.exit(totals.failed > 0 || totals.passed === 0 ? 1 : 0);

@@ -258,3 +258,51 @@ TEST(Eu7bValidate, FindsInconsistenciesWithOffsets) {
 
 }  // namespace
 }  // namespace sceneria::eu7b
+
+namespace sceneria::eu7b {
+namespace {
+
+// TERR in both modes (the writer only emits batched; the document allows legacy and repeats).
+TEST(Eu7bTerrain, LegacyAndBatchedChunksRoundTripAndCount) {
+  Module m;
+  m.container.version = 5;
+  m.strings.push_back("grass");
+  m.chunks.push_back(Chunk{chunk::STRS, 0, StringsChunk{0, 1}, {}, false});
+  Terrain legacy;
+  legacy.flags = terrain_flag::translucent | terrain_flag::lighting;
+  legacy.material = 0;
+  legacy.lighting.diffuse = {0.5f, 0.6f, 0.7f, 1.0f};
+  for (int i = 0; i < 6; ++i) {
+    PackedVertex v;
+    v.position[0] = static_cast<float>(i);
+    v.normal[1] = 32767;
+    legacy.legacy.push_back(v);
+  }
+  Terrain batched;
+  batched.flags = terrain_flag::batched;
+  batched.material = 0;
+  batched.batches.resize(3);
+  batched.batches[1].section_x = 251;
+  batched.batches[1].vertices.resize(9);
+  m.chunks.push_back(Chunk{chunk::TERR, 0, legacy, {}, false});
+  m.chunks.push_back(Chunk{chunk::TERR, 0, batched, {}, false});
+  const auto bytes = encode(m);
+  const Module back = decode(bytes);
+  ASSERT_EQ(back.chunks.size(), 3u);
+  const auto& t0 = std::get<Terrain>(back.chunks[1].data);
+  EXPECT_EQ(t0.legacy.size(), 6u);
+  EXPECT_EQ(t0.lighting.diffuse[2], 0.7f);
+  EXPECT_EQ(t0.legacy[5].position[0], 5.0f);
+  const auto& t1 = std::get<Terrain>(back.chunks[2].data);
+  ASSERT_EQ(t1.batches.size(), 3u);
+  EXPECT_EQ(t1.batches[1].section_x, 251);
+  EXPECT_EQ(t1.batches[1].vertices.size(), 9u);
+  // 2 legacy triangles + 3 batches, summed over both chunks as the reference reader appends.
+  EXPECT_EQ(summary_json(back)["counts"]["terrain_shapes"], 5);
+  EXPECT_TRUE(encode(back) == bytes);
+  // Legacy payload: u8 flags, sid, 48-byte lighting, u32 triangle count, 6 x 22-byte vertices.
+  EXPECT_EQ(back.container.chunks[1].payload_size(), 1u + 4 + 48 + 4 + 6 * 22);
+}
+
+}  // namespace
+}  // namespace sceneria::eu7b

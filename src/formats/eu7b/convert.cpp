@@ -47,6 +47,18 @@ bool texture_listed(std::string_view t) {
 // "none" and empty both mean "no replacement skin", so dropping them loses nothing.
 bool texture_is_default(std::string_view t) { return t.empty() || iequals(t, "none"); }
 
+template <class T>
+Span32 append(std::vector<T>& pool, const std::vector<T>& values) {
+  const Span32 span{static_cast<std::uint32_t>(pool.size()), static_cast<std::uint32_t>(values.size())};
+  pool.insert(pool.end(), values.begin(), values.end());
+  return span;
+}
+
+template <class T>
+std::vector<T> slice(const std::vector<T>& pool, Span32 span) {
+  return {pool.begin() + span.first, pool.begin() + span.first + span.count};
+}
+
 // One placement with everything a record of any format can hold.
 struct Placement {
   SlimNode node;  // transform cleared (PACK never stores one)
@@ -79,20 +91,16 @@ Result<std::vector<SectionSource>> gather(const Module& m) {
       Placement p;
       if (x.solo) {
         p.node = x.solo->node;
-        p.lights.assign(s->solo.light_states.begin() + x.solo->lights.first,
-                        s->solo.light_states.begin() + x.solo->lights.first + x.solo->lights.count);
-        p.colors.assign(s->solo.light_colors.begin() + x.solo->colors.first,
-                        s->solo.light_colors.begin() + x.solo->colors.first + x.solo->colors.count);
+        p.lights = slice(s->solo.light_states, x.solo->lights);
+        p.colors = slice(s->solo.light_colors, x.solo->colors);
       } else {
         const Prototype& pr = prot->prototypes[static_cast<std::size_t>(x.proto)];
         p.node = pr.node;
         p.node.name = x.name;
         if (x.name != kNoString) p.node.flags |= node_flag::name;
         else p.node.flags &= static_cast<std::uint8_t>(~node_flag::name);
-        p.lights.assign(prot->light_states.begin() + pr.lights.first,
-                        prot->light_states.begin() + pr.lights.first + pr.lights.count);
-        p.colors.assign(prot->light_colors.begin() + pr.colors.first,
-                        prot->light_colors.begin() + pr.colors.first + pr.colors.count);
+        p.lights = slice(prot->light_states, pr.lights);
+        p.colors = slice(prot->light_colors, pr.colors);
       }
       p.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
       p.node.transform = kNoTransform;
@@ -157,10 +165,8 @@ Model to_model(const Placement& p, ModelList& pools) {
   mo.scale = p.scale;
   mo.model_file = p.file;
   mo.texture = p.texture;
-  mo.lights = {static_cast<std::uint32_t>(pools.light_states.size()), static_cast<std::uint32_t>(p.lights.size())};
-  pools.light_states.insert(pools.light_states.end(), p.lights.begin(), p.lights.end());
-  mo.colors = {static_cast<std::uint32_t>(pools.light_colors.size()), static_cast<std::uint32_t>(p.colors.size())};
-  pools.light_colors.insert(pools.light_colors.end(), p.colors.begin(), p.colors.end());
+  mo.lights = append(pools.light_states, p.lights);
+  mo.colors = append(pools.light_colors, p.colors);
   return mo;
 }
 
@@ -171,10 +177,8 @@ Prototype to_prototype(const Placement& p, PrototypeList& pools) {
   pr.transition = p.transition;
   pr.model_file = p.file;
   pr.texture = p.texture;
-  pr.lights = {static_cast<std::uint32_t>(pools.light_states.size()), static_cast<std::uint32_t>(p.lights.size())};
-  pools.light_states.insert(pools.light_states.end(), p.lights.begin(), p.lights.end());
-  pr.colors = {static_cast<std::uint32_t>(pools.light_colors.size()), static_cast<std::uint32_t>(p.colors.size())};
-  pools.light_colors.insert(pools.light_colors.end(), p.colors.begin(), p.colors.end());
+  pr.lights = append(pools.light_states, p.lights);
+  pr.colors = append(pools.light_colors, p.colors);
   // Version 9 extras, as the writer derives them (notes §7).
   const bool full_load = !p.lights.empty() || !p.colors.empty() || p.transition == 0;
   pr.pack_flags = full_load ? 1 : (p.terrain ? 0 : 2);

@@ -36,6 +36,25 @@ void read_records(BinaryIn& a, SectionFormat f, std::uint64_t solo, std::uint64_
   s.inst.insert(s.inst.end(), insts.begin(), insts.end());
 }
 
+// Bytes of a decoded header: format byte, totals, the lists and the sub-chunk table.
+std::size_t header_size(const PackSection& s) {
+  if (s.format == SectionFormat::flat) return 0;
+  std::size_t n = 9;
+  if (s.format >= SectionFormat::umes) n += 4 + 4 * s.meshes.size();
+  if (s.format >= SectionFormat::utex) n += 4 + 4 * s.textures.size();
+  if (has_chunk_table(s.format)) n += 4 + chunk_entry_size(s.format) * s.chunks.size();
+  return n;
+}
+
+void keep_trailing(std::span<const std::uint8_t> bytes, std::size_t from, std::uint64_t file_offset,
+                   const SectionContext& ctx, PackSection& s) {
+  if (from >= bytes.size()) return;
+  if (ctx.problems)
+    ctx.problems->push_back({file_offset + from, fmt::format("{}: {} bytes after its {} models", context(file_offset),
+                                                            bytes.size() - from, s.model_count())});
+  s.trailing.assign(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end());
+}
+
 Error check_protos(const PackSection& s, std::size_t from, const SectionContext& ctx, std::uint64_t file_offset) {
   for (std::size_t i = from; i < s.inst.size(); ++i) {
     if (s.inst[i].proto >= ctx.prototype_count) {
@@ -177,25 +196,18 @@ Result<PackSection> decode_section(std::span<const std::uint8_t> bytes, std::uin
   if (has_chunk_table(s.format)) {
     for (std::size_t i = 0; i < s.chunks.size(); ++i)
       if (Error e = decode_section_chunk(bytes, file_offset, s, i, ctx, s)) return e;
+    // The last sub-chunk runs to the section's end; with none, whatever follows the header stays.
+    if (s.chunks.empty()) keep_trailing(bytes, header_size(s), file_offset, ctx, s);
     return s;
   }
   // Flat, 1 and 2: solo records then inst records, no sub-chunks.
   ByteReader r(bytes, file_offset, context(file_offset));
   BinaryIn a(r, ctx.string_count, ctx.problems);
-  if (s.format != SectionFormat::flat) {
-    // Skip the header decoded above.
-    r.skip(9 + (s.format >= SectionFormat::umes ? 4 + 4 * s.meshes.size() : 0), "header");
-  }
+  r.skip(header_size(s), "header");  // decoded above
   read_records(a, s.format, s.solo_count, s.inst_count, s);
   if (!r.ok()) return r.error();
   if (Error e = check_protos(s, 0, ctx, file_offset)) return e;
-  if (!r.at_end()) {
-    if (ctx.problems)
-      ctx.problems->push_back({r.offset(), fmt::format("{}: {} bytes after its {} models", context(file_offset),
-                                                       r.remaining(), s.model_count())});
-    auto rest = r.take(r.remaining(), "trailing");
-    s.trailing.assign(rest.begin(), rest.end());
-  }
+  keep_trailing(bytes, r.position(), file_offset, ctx, s);
   return s;
 }
 
@@ -219,8 +231,13 @@ std::vector<std::uint8_t> encode_section(const PackSection& section) {
   a.u32("inst", s.inst_count);
   if (s.format >= SectionFormat::umes) a.list("meshes", s.meshes, 4, [&](Sid& id) { a.sid("", id); });
   if (s.format >= SectionFormat::utex) a.list("textures", s.textures, 4, [&](Sid& id) { a.sid("", id); });
-  if (!has_chunk_table(s.format)) {
-    records(0, s.solo.models.size(), 0, s.inst.size());
+  if (!has_chunk_table(s.format) || s.chunks.empty()) {
+    if (has_chunk_table(s.format)) {
+      const std::uint32_t none = 0;
+      a.u32("chunk count", none);
+    } else {
+      records(0, s.solo.models.size(), 0, s.inst.size());
+    }
     out.insert(out.end(), s.trailing.begin(), s.trailing.end());
     return out;
   }

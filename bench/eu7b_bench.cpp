@@ -1,0 +1,103 @@
+// EU7B decode and read -> write throughput on a generated module, the same code natively and as
+// WebAssembly. Prints one JSON line; bench/run runs both side by side and prints ratios.
+//   sceneria_bench [--models N] [--seed K] [--repeat R]
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "formats/eu7b/generator.hpp"
+#include "formats/eu7b/pack.hpp"
+#include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/writer.hpp"
+#include "io/byte_source.hpp"
+
+using namespace sceneria;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Bytes currently allocated on the heap (glibc natively, dlmalloc under Emscripten).
+std::size_t heap_in_use() {
+#ifdef __EMSCRIPTEN__
+  return static_cast<std::size_t>(mallinfo().uordblks);
+#else
+  return mallinfo2().uordblks;
+#endif
+}
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Full decode: the module, every PACK section, every prototype instance expanded.
+std::size_t decode_all(const std::vector<std::uint8_t>& bytes, eu7b::Module* keep) {
+  MemorySource src(bytes, "bench.eu7");
+  auto m = eu7b::read_module(src, {.load_pack = true, .decode_pack = true});
+  if (!m) {
+    std::fprintf(stderr, "decode failed: %s\n", m.error().describe().c_str());
+    std::exit(1);
+  }
+  std::size_t models = 0;
+  for (const auto& s : m->pack()->sections) models += eu7b::expand_section(s, m->prototypes()).size();
+  if (keep) *keep = std::move(m).value();
+  return models;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t models = 1'000'000, seed = 1;
+  int repeat = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--models")) models = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
+  }
+  auto t = Clock::now();
+  auto module = eu7b::generate_module({.models = models, .seed = seed});
+  if (!module) return 1;
+  auto written = eu7b::write_module(*module);
+  if (!written) return 1;
+  const std::vector<std::uint8_t> bytes = std::move(written).value();
+  module = eu7b::Module{};
+  const double generate_ms = ms_since(t);
+
+  // Live heap held by one decoded module (everything but the input bytes).
+  const std::size_t before = heap_in_use();
+  eu7b::Module kept;
+  const std::size_t decoded = decode_all(bytes, &kept);
+  const std::size_t held = heap_in_use() - before;
+  kept = eu7b::Module{};
+  if (decoded != models) return 1;
+
+  double decode_best = 1e300, roundtrip_best = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    t = Clock::now();
+    decode_all(bytes, nullptr);
+    decode_best = std::min(decode_best, ms_since(t));
+
+    t = Clock::now();
+    MemorySource src(bytes, "bench.eu7");
+    auto m = eu7b::read_module(src, {.load_pack = true, .decode_pack = true});
+    auto out = eu7b::write_module(*m);
+    roundtrip_best = std::min(roundtrip_best, ms_since(t));
+    if (!out || *out != bytes) return 1;  // the benchmark also proves the round trip
+  }
+  const double mb = static_cast<double>(bytes.size()) / 1e6;
+#ifdef __EMSCRIPTEN__
+  const char* platform = "wasm";
+#else
+  const char* platform = "native";
+#endif
+  std::printf("{\"platform\":\"%s\",\"models\":%llu,\"bytes\":%zu,\"generate_ms\":%.1f,\"decode_ms\":%.1f,"
+              "\"decode_mb_s\":%.1f,\"decode_models_s\":%.0f,\"roundtrip_ms\":%.1f,\"roundtrip_mb_s\":%.1f,"
+              "\"bytes_per_model\":%.1f}\n",
+              platform, static_cast<unsigned long long>(models), bytes.size(), generate_ms, decode_best,
+              mb / (decode_best / 1000), static_cast<double>(models) / (decode_best / 1000), roundtrip_best,
+              mb / (roundtrip_best / 1000), static_cast<double>(held) / static_cast<double>(models));
+  return 0;
+}

@@ -11,8 +11,10 @@ test('page is cross-origin isolated, runs WebGL2 and opens the built-in demo mod
   await openViewer(page);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   await expect(page.locator('#file-name')).toHaveText('demo.eu7');
-  await expect(page.locator('#file-format')).toHaveText('EU7B version 6');
-  expect((await shownChunks(page)).map((c) => c.id)).toEqual(['STRS', 'INCL', 'TRAK', 'MESH']);
+  await expect(page.locator('#file-format')).toHaveText('EU7B version 9');
+  expect((await shownChunks(page)).map((c) => c.id)).toEqual(['STRS', 'INCL', 'PLAC', 'TRAK', 'TERR', 'MESH', 'LINE',
+    'MODL', 'PIDX', 'PROT', 'PACK', 'TRAC', 'PWRS', 'MEMC', 'LAUN', 'DYNM', 'SOND', 'TRSE', 'EVNT', 'FINT']);
+  await expect(page.locator('#record-kind option').first()).toHaveText('PACK models (5,000)');
   const stats = await page.evaluate(() => window.sceneria.viewer.stats());
   expect(stats.width).toBeGreaterThan(600);
   expect(stats.drawCalls).toBe(1);

@@ -1,21 +1,16 @@
 #include "formats/eu7b/demo.hpp"
 
+#include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
 
 namespace sceneria::eu7b {
 
 std::vector<std::uint8_t> demo_module() {
-  StringTable strings;
-  for (const char* s : {"sceneria demo module", "written by sceneria's own EU7B writer",
-                        "drop a .eu7 file anywhere on the page", "or use Open file",
-                        "drag to orbit, shift-drag to pan, wheel to zoom"})
-    strings.push_back(s);
-  const std::vector<std::uint8_t> empty_list = {0, 0, 0, 0};  // u32 count 0
-  const RawChunk chunks[] = {{chunk::STRS, encode_strings(strings)},
-                             {chunk::INCL, empty_list},
-                             {chunk::TRAK, empty_list},
-                             {chunk::MESH, empty_list}};
-  return write_container(6, chunks);
+  // A small generated scenery: every chunk kind, a few thousand models over several sections.
+  auto module = generate_module({.models = 5000, .seed = 2026});
+  if (!module) return {};
+  auto bytes = write_module(*module);
+  return bytes ? std::move(bytes).value() : std::vector<std::uint8_t>{};
 }
 
 }  // namespace sceneria::eu7b

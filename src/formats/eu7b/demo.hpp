@@ -1,6 +1,6 @@
 #pragma once
-// The module the viewer opens on start, so a newcomer sees a loaded file at once. Written by our
-// own writer (no sample file is shipped); the generator issue replaces it with a real scenery.
+// The module the viewer opens on start, so a newcomer sees a loaded scenery at once. Generated
+// by our own writer: no sample file is shipped with the page.
 #include <cstdint>
 #include <vector>
 

@@ -1,7 +1,13 @@
 // Inputs found by the fuzz targets (fuzz/), reduced to what mattered. Each stays fixed here.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/pack.hpp"
+#include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/writer.hpp"
+#include "io/byte_source.hpp"
 
 namespace sceneria::eu7b {
 namespace {
@@ -23,6 +29,31 @@ TEST(FuzzRegression, ChunkedSectionWithoutSubChunksKeepsItsTrailingBytes) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].offset, 0x100u + 21u);
   EXPECT_NE(problems[0].message.find("3 bytes after its 0 models"), std::string::npos);
+}
+
+// eu7b_module_fuzzer: a PIDX offset far past the PACK payload made the section *before* it run to
+// that offset, an out-of-range span (and a 197 GB allocation for its "trailing bytes").
+TEST(FuzzRegression, PidxOffsetBeyondThePackPayloadIsAnErrorNotASpan) {
+  auto module = generate_module({.models = 4000, .seed = 3, .version = 7, .pack_format = SectionFormat::umes,
+                                 .keep_default_format = false});
+  ASSERT_TRUE(module.ok());
+  auto bytes = write_module(*module).value();
+  MemorySource walk_src(bytes, "g.eu7");
+  auto container = read_container(walk_src);
+  ASSERT_TRUE(container.ok());
+  const ChunkInfo* pidx = nullptr;
+  for (const ChunkInfo& c : container->chunks)
+    if (c.id == chunk::PIDX) pidx = &c;
+  ASSERT_NE(pidx, nullptr);
+  const std::uint64_t huge = 197568495877ull;
+  std::memcpy(bytes.data() + pidx->payload_offset() + 4 + 16 * 1 + 8, &huge, 8);  // entry 1's pack_offset
+
+  MemorySource src(bytes, "g.eu7");
+  auto m = read_module(src, {.load_pack = true, .decode_pack = true});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, Errc::truncated);
+  EXPECT_NE(m.error().message.find("at PACK offset 197568495877 lies outside the"), std::string::npos)
+      << m.error().message;
 }
 
 }  // namespace

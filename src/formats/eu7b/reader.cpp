@@ -313,7 +313,9 @@ Result<SectionSpan> section_span(const Module& module, const PidxEntry& entry) {
     return Error{Errc::truncated, pack->payload_offset,
                  fmt::format("PIDX section ({}, {}) at PACK offset {} lies outside the {}-byte PACK payload", entry.row,
                              entry.col, entry.pack_offset, pack->payload_size)};
-  const std::uint64_t end = (it + 1 == offsets.end()) ? pack->payload_size : *(it + 1);
+  // The next section's offset ends this one, but never past the payload: a hostile PIDX may point
+  // far beyond it (that entry fails on its own).
+  const std::uint64_t end = (it + 1 == offsets.end()) ? pack->payload_size : std::min(*(it + 1), pack->payload_size);
   return SectionSpan{entry.pack_offset, end};
 }
 

@@ -56,5 +56,20 @@ TEST(FuzzRegression, PidxOffsetBeyondThePackPayloadIsAnErrorNotASpan) {
       << m.error().message;
 }
 
+// eu7b_module_fuzzer: bytes after the last string of STRS were dropped on write.
+TEST(FuzzRegression, StrsTrailingBytesSurviveAWrite) {
+  const std::vector<std::uint8_t> strs = {1, 0, 0, 0, 2, 0, 0, 0, 'a', 'b', 0xde, 0xad, 0xbe};
+  const RawChunk chunks[] = {{chunk::STRS, strs}, {chunk::FINT, {1, 0, 0, 0}}};
+  const auto bytes = write_container(6, chunks);
+  MemorySource src(bytes, "t.eu7");
+  auto m = read_module(src);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->strings.size(), 1u);
+  ASSERT_EQ(m->problems.size(), 1u);
+  EXPECT_EQ(m->problems[0].offset, 16u + 10u);
+  EXPECT_NE(m->problems[0].message.find("3 bytes after its strings"), std::string::npos);
+  EXPECT_EQ(write_module(*m).value(), bytes);
+}
+
 }  // namespace
 }  // namespace sceneria::eu7b

@@ -1,16 +1,27 @@
 #pragma once
-// The GLES3 / WebGL2 renderer. It draws what the scene model and cameras give it and knows
-// nothing of file formats or of the window system (src/platform/ owns the GL context).
+// The GLES3 / WebGL2 renderer. It draws a scene::Scene (never a file format) from a camera:
+// sky, static section batches (terrain, shapes, track ribbons, wires), and every mesh's visible
+// instances in one instanced draw. Everything is camera-relative (see camera.hpp). The GL context
+// belongs to the platform layer (src/platform/).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "render/camera.hpp"
+#include "render/frame_plan.hpp"
+#include "scene/scene.hpp"
 
 namespace sceneria {
 
 struct FrameStats {
   std::uint32_t draw_calls = 0;
-  std::uint32_t line_vertices = 0;
+  std::uint64_t instances = 0;
+  std::uint64_t triangles = 0;
+  std::uint32_t sections_drawn = 0;
+  std::uint32_t sections_total = 0;
+  std::uint32_t meshes_drawn = 0;
+  std::uint64_t gpu_bytes = 0;  // buffers this renderer holds
+  double plan_ms = 0;           // CPU: culling + instance packing
 };
 
 class Renderer {
@@ -22,18 +33,51 @@ class Renderer {
 
   // Needs a current GLES3 context. Returns false with a message if shaders fail.
   bool init(std::string& error);
+  // Uploads a scene (kept by pointer: it must outlive the renderer's use of it).
+  void set_scene(const scene::Scene* scene);
+  void set_highlight(std::uint32_t object) { highlight_ = object; }
+  void set_grid(bool on) { grid_ = on; }
+  PlanSettings& settings() { return settings_; }
+
   void draw_frame(const CameraMatrices& camera, int width, int height);
+  // The object under a window pixel (origin top-left), looking `radius` pixels around it for
+  // thin lines; scene::kNoObject if none.
+  std::uint32_t pick(const CameraMatrices& camera, int width, int height, int x, int y, int radius = 4);
   const FrameStats& stats() const { return stats_; }
 
  private:
+  struct GpuBatch {
+    unsigned vao = 0, vbo = 0;
+    int count = 0;
+    bool lines = false;
+  };
+  struct GpuMesh {
+    unsigned vao = 0, vbo = 0, ibo = 0;
+    int index_count = 0;
+    glm::vec4 color;
+  };
+  void release_scene();
+  void draw_scene(const CameraMatrices& camera, bool ids);
   void build_grid();
 
-  unsigned program_ = 0;
-  int u_view_projection_ = -1;
-  int u_offset_ = -1;
-  unsigned grid_vao_ = 0;
-  unsigned grid_vbo_ = 0;
-  int grid_vertex_count_ = 0;
+  unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
+  unsigned sky_vao_ = 0;
+  unsigned grid_vao_ = 0, grid_vbo_ = 0;
+  int grid_count_ = 0;
+  unsigned instance_vbo_ = 0;
+  std::size_t instance_capacity_ = 0;
+  unsigned pick_fbo_ = 0, pick_color_ = 0, pick_depth_ = 0;
+  int pick_w_ = 0, pick_h_ = 0;
+
+  const scene::Scene* scene_ = nullptr;
+  PreparedScene prepared_;
+  std::vector<std::vector<GpuBatch>> section_batches_;
+  std::vector<GpuMesh> meshes_;
+  FramePlan plan_;
+  PlanSettings settings_;
+  std::uint32_t highlight_ = scene::kNoObject;
+  bool grid_ = true;
+  std::uint64_t scene_bytes_ = 0;
   FrameStats stats_;
 };
 

@@ -98,7 +98,8 @@ Result<Container> read_container(ByteSource& source) {
   return out;
 }
 
-Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uint64_t payload_offset) {
+Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
+                                 std::size_t* consumed) {
   const std::uint64_t chunk_offset = payload_offset - kChunkHeaderSize;
   ByteReader r(payload, payload_offset, fmt::format("chunk STRS at {}", hex_offset(chunk_offset)));
   const std::uint32_t count = r.u32();
@@ -118,6 +119,7 @@ Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uin
     if (!r.ok()) return r.error();
     table.push_back(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   }
+  if (consumed) *consumed = r.position();
   return table;
 }
 
@@ -255,8 +257,14 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
     auto payload = source.read_vector(c.payload_offset(), c.payload_size());
     if (!payload) return payload.error();
     if (c.id == chunk::STRS) {
-      auto strings = read_strings(*payload, c.payload_offset());
+      std::size_t used = 0;
+      auto strings = read_strings(*payload, c.payload_offset(), &used);
       if (!strings) return strings.error();
+      if (used < payload->size()) {
+        module.problems.push_back({c.payload_offset() + used, fmt::format("chunk STRS at {}: {} bytes after its strings",
+                                                                          hex_offset(c.offset), payload->size() - used)});
+        chunk.trailing.assign(payload->begin() + static_cast<std::ptrdiff_t>(used), payload->end());
+      }
       StringsChunk ref{static_cast<std::uint32_t>(module.strings.size()), static_cast<std::uint32_t>(strings->size())};
       // The reference reader appends repeated chunks to its lists; do the same.
       if (module.strings.empty()) module.strings = std::move(strings).value();

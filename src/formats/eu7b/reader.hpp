@@ -17,8 +17,10 @@ bool probe(std::span<const std::uint8_t> head);
 // Header and chunk walk. Reads 8 bytes per chunk; payloads are not touched.
 Result<Container> read_container(ByteSource& source);
 
-// STRS payload -> string table. `payload_offset` is the absolute offset of payload[0].
-Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uint64_t payload_offset);
+// STRS payload -> string table. `payload_offset` is the absolute offset of payload[0];
+// `consumed` (optional) receives how many payload bytes the strings took.
+Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
+                                 std::size_t* consumed = nullptr);
 
 struct ReadOptions {
   bool load_pack = false;    // keep the PACK payload's bytes (needed to write the module back)

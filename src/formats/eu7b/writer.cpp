@@ -128,8 +128,9 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module) {
       StringTable part;
       for (std::uint32_t i = 0; i < strs->count; ++i) part.push_back(module.strings[strs->first + i]);
       payload = encode_strings(part);
+      payload.insert(payload.end(), c.trailing.begin(), c.trailing.end());
     } else if (std::holds_alternative<PackChunk>(c.data)) {
-      payload = pack.payload;
+      payload = pack.payload;  // PACK keeps stray bytes in its prefix and sections, never as trailing
     } else if (const auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data); pidx && pack_chunk && pack_chunk->decoded) {
       Chunk patched = c;
       for (PidxEntry& e : std::get<std::vector<PidxEntry>>(patched.data)) {

@@ -1,0 +1,329 @@
+#include "formats/eu7b/to_scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include <glm/gtc/constants.hpp>
+
+#include "formats/eu7b/pack.hpp"
+
+namespace sceneria::eu7b {
+
+namespace {
+
+using scene::Batch;
+using scene::rgba;
+
+constexpr double kRailHeight = 0.18;  // the engine adds it to rail track ends at load (notes §9)
+constexpr double kRailGauge = 1.435;
+constexpr double kRailWidth = 0.08;
+constexpr double kBallastWidth = 3.2;
+constexpr double kMaxPiece = 20.0;    // long straight pieces are cut (clipping-friendly, fog per vertex)
+constexpr float kProxySize = 4.0f;
+
+std::string_view text(const Module& m, Sid id) {
+  return id == kNoString || id >= m.strings.size() ? std::string_view() : m.strings[id];
+}
+glm::dvec3 d3(const Vec3f& v) { return {v.x, v.y, v.z}; }
+
+struct Builder {
+  const Module& m;
+  scene::Scene s;
+  std::unordered_map<std::uint64_t, std::uint32_t> mesh_of;  // file sid (+ v13 section tag) -> mesh
+
+  // A batch of `primitive` in the section holding `anchor`; positions are made relative to it.
+  Batch& batch(scene::Section& sec, Batch::Primitive primitive) {
+    for (Batch& b : sec.batches)
+      if (b.primitive == primitive) return b;
+    sec.batches.push_back(Batch{primitive, {}, {}, {}, {}});
+    return sec.batches.back();
+  }
+
+  void triangle_vertex(Batch& b, const scene::Section& sec, const glm::dvec3& p, const glm::vec3& n,
+                       std::uint32_t color, std::uint32_t object) {
+    b.positions.emplace_back(p - sec.origin);
+    b.normals.push_back(n);
+    b.colors.push_back(color);
+    b.objects.push_back(object);
+  }
+  void line(scene::Section& sec, const glm::dvec3& a, const glm::dvec3& b, std::uint32_t color, std::uint32_t object) {
+    Batch& lines = batch(sec, Batch::Primitive::lines);
+    const int pieces = std::max(1, static_cast<int>(std::ceil(glm::length(b - a) / kMaxPiece)));
+    for (int i = 0; i < pieces; ++i) {
+      for (int k : {i, i + 1}) {
+        lines.positions.emplace_back(glm::mix(a, b, static_cast<double>(k) / pieces) - sec.origin);
+        lines.normals.emplace_back(0.0f, 1.0f, 0.0f);
+        lines.colors.push_back(color);
+        lines.objects.push_back(object);
+      }
+    }
+  }
+
+  std::uint32_t proxy_mesh(Sid file, std::string_view name) {
+    auto it = mesh_of.find(file);
+    if (it != mesh_of.end()) return it->second;
+    scene::Mesh mesh;
+    mesh.name = std::string(name);
+    mesh.color = scene::color_for_name(name);
+    // A box standing on the ground: x, z in [-2, 2], y in [0, 4].
+    const float h = kProxySize / 2;
+    const glm::vec3 lo(-h, 0, -h), hi(h, kProxySize, h);
+    const glm::vec3 normals[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    for (int f = 0; f < 6; ++f) {
+      const glm::vec3 n = normals[f];
+      const glm::vec3 u = std::abs(n.y) > 0.5f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+      const glm::vec3 v = glm::cross(n, u);
+      const glm::vec3 c = (lo + hi) * 0.5f + n * h + glm::vec3(0, 0, 0);
+      const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+      for (int k = 0; k < 4; ++k) {
+        const float su = (k == 1 || k == 2) ? 1.0f : -1.0f, sv = (k >= 2) ? 1.0f : -1.0f;
+        mesh.positions.push_back(c + (u * su + v * sv) * h);
+        mesh.normals.push_back(n);
+      }
+      for (std::uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) mesh.indices.push_back(base + i);
+    }
+    mesh.bounds_min = lo;
+    mesh.bounds_max = hi;
+    s.meshes.push_back(std::move(mesh));
+    const auto id = static_cast<std::uint32_t>(s.meshes.size() - 1);
+    mesh_of.emplace(file, id);
+    return id;
+  }
+
+  void instance(std::uint32_t kind, std::uint64_t index, Sid file, const SlimNode* node, float range_sq_max,
+                const Vec3f& location, const Vec3f& angles, const Vec3f& scale) {
+    const glm::dvec3 where = d3(location);
+    scene::Section& sec = s.section_at(where);
+    scene::Instance inst;
+    inst.offset = glm::vec3(where - sec.origin);
+    inst.angles = {angles.x, angles.y, angles.z};
+    inst.scale = {scale.x, scale.y, scale.z};
+    // The proxy takes the node's bounding sphere when it has one, else a 4 m box.
+    if (node && (node->flags & node_flag::bounds) && node->bounds_radius > 0.5f)
+      inst.scale *= node->bounds_radius * 2.0f / kProxySize;
+    inst.mesh = proxy_mesh(file, text(m, file).empty() ? std::string_view("(no model file)") : text(m, file));
+    inst.range_sq_max = std::isinf(range_sq_max) ? 1e30f : range_sq_max;
+    inst.object = s.add_object(kind, index, where);
+    sec.instances.push_back(inst);
+  }
+
+  // ---- tracks ----
+  static glm::dvec3 bezier(const glm::dvec3 p[4], double t) {
+    const double u = 1 - t;
+    return u * u * u * p[0] + 3 * u * u * t * p[1] + 3 * u * t * t * p[2] + t * t * t * p[3];
+  }
+  static glm::dvec3 bezier_tangent(const glm::dvec3 p[4], double t) {
+    const double u = 1 - t;
+    glm::dvec3 d = 3 * u * u * (p[1] - p[0]) + 6 * u * t * (p[2] - p[1]) + 3 * t * t * (p[3] - p[2]);
+    if (glm::length(d) < 1e-9) d = p[3] - p[0];
+    return glm::length(d) < 1e-9 ? glm::dvec3(0, 0, 1) : glm::normalize(d);
+  }
+
+  void track(const Track& t, std::uint64_t index, std::uint32_t kind) {
+    if (t.paths.empty()) return;
+    const bool rail = t.category == 1, road = t.category == 2;
+    const double lift = rail ? kRailHeight : 0.0;
+    std::uint32_t object = scene::kNoObject;
+    for (const TrackPath& path : t.paths) {
+      glm::dvec3 p[4] = {d3(path.p1), d3(path.p1) + d3(path.cp_out), d3(path.p2) + d3(path.cp_in), d3(path.p2)};
+      double length = 0;
+      glm::dvec3 prev = p[0];
+      for (int i = 1; i <= 32; ++i) {
+        const glm::dvec3 q = bezier(p, i / 32.0);
+        length += glm::length(q - prev);
+        prev = q;
+      }
+      if (object == scene::kNoObject) object = s.add_object(kind, index, bezier(p, 0.5));
+      // Segments: 20 m on straights, about 2 degrees of turn on curves.
+      const double turn = std::acos(std::clamp(glm::dot(bezier_tangent(p, 0), bezier_tangent(p, 1)), -1.0, 1.0));
+      const int n = std::clamp(static_cast<int>(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0)))), 1, 500);
+      if (rail) {
+        scene::TrackCurve curve;
+        std::copy(p, p + 4, curve.p);
+        curve.roll[0] = path.roll1;
+        curve.roll[1] = path.roll2;
+        curve.length = length;
+        curve.object = object;
+        s.tracks.push_back(curve);
+      }
+      std::vector<glm::dvec3> centre(static_cast<std::size_t>(n) + 1), right(centre.size());
+      std::vector<glm::vec3> up(centre.size());
+      for (int i = 0; i <= n; ++i) {
+        const double u = static_cast<double>(i) / n;
+        const glm::dvec3 tangent = bezier_tangent(p, u);
+        glm::dvec3 r = glm::cross(tangent, glm::dvec3(0, 1, 0));
+        r = glm::length(r) < 1e-9 ? glm::dvec3(1, 0, 0) : glm::normalize(r);
+        const double roll = glm::radians(glm::mix(static_cast<double>(path.roll1), static_cast<double>(path.roll2), u));
+        r = r * std::cos(roll) + glm::cross(tangent, r) * std::sin(roll);
+        centre[static_cast<std::size_t>(i)] = bezier(p, u);
+        right[static_cast<std::size_t>(i)] = r;
+        up[static_cast<std::size_t>(i)] = glm::vec3(glm::normalize(glm::cross(r, tangent)));
+      }
+      scene::Section& sec = s.section_at(bezier(p, 0.5));
+      Batch& tris = batch(sec, Batch::Primitive::triangles);
+      auto ribbon = [&](double from, double to, double height, std::uint32_t color) {
+        for (int i = 0; i < n; ++i) {
+          const auto a = static_cast<std::size_t>(i), b = a + 1;
+          const glm::dvec3 y(0, height, 0);
+          const glm::dvec3 a0 = centre[a] + right[a] * from + y, a1 = centre[a] + right[a] * to + y;
+          const glm::dvec3 b0 = centre[b] + right[b] * from + y, b1 = centre[b] + right[b] * to + y;
+          for (const auto& [q, nrm] : {std::pair{a0, up[a]}, {b0, up[b]}, {a1, up[a]}, {a1, up[a]}, {b0, up[b]}, {b1, up[b]}})
+            triangle_vertex(tris, sec, q, nrm, color, object);
+        }
+      };
+      if (rail) {
+        if (t.has_visibility) ribbon(-kBallastWidth / 2, kBallastWidth / 2, 0.02, rgba(0.56f, 0.52f, 0.47f));
+        for (double side : {-1.0, 1.0}) {
+          const double c = side * (kRailGauge + kRailWidth) / 2;
+          ribbon(c - kRailWidth / 2, c + kRailWidth / 2, lift, rgba(0.30f, 0.28f, 0.27f));
+        }
+      } else {
+        const double w = std::max(1.0, static_cast<double>(t.width));
+        ribbon(-w / 2, w / 2, 0.03, road ? rgba(0.30f, 0.30f, 0.33f) : rgba(0.22f, 0.38f, 0.62f));
+      }
+    }
+  }
+
+  void traction(const Traction& w, std::uint64_t index, std::uint32_t kind) {
+    const glm::dvec3 p1 = d3(w.p1), p2 = d3(w.p2), p3 = d3(w.p3), p4 = d3(w.p4);
+    const std::uint32_t object = s.add_object(kind, index, (p1 + p2) * 0.5);
+    scene::Section& sec = s.section_at((p1 + p2) * 0.5);
+    line(sec, p1, p2, rgba(0.62f, 0.38f, 0.18f), object);  // contact wire
+    line(sec, p3, p4, rgba(0.18f, 0.18f, 0.20f), object);  // messenger
+    const double length = glm::length(p2 - p1);
+    const double step = w.segment_length > 0.5f ? w.segment_length : 10.0;
+    const int droppers = std::clamp(static_cast<int>(length / step), 1, 200);
+    for (int i = 1; i < droppers; ++i) {
+      const double u = static_cast<double>(i) / droppers;
+      line(sec, glm::mix(p1, p2, u), glm::mix(p3, p4, u), rgba(0.35f, 0.35f, 0.38f), object);
+    }
+  }
+
+  static glm::vec3 normal_of(const PackedVertex& v) {
+    glm::vec3 n(v.normal[0] / 32767.0f, v.normal[1] / 32767.0f, v.normal[2] / 32767.0f);
+    return glm::length(n) < 1e-6f ? glm::vec3(0, 1, 0) : glm::normalize(n);
+  }
+
+  void triangles(const std::vector<PackedVertex>& verts, const glm::dvec3& origin, std::uint32_t color,
+                 std::uint32_t object) {
+    if (verts.size() < 3) return;
+    glm::dvec3 lo(1e300), hi(-1e300);
+    for (const PackedVertex& v : verts) {
+      const glm::dvec3 p = origin + glm::dvec3(v.position[0], v.position[1], v.position[2]);
+      lo = glm::min(lo, p);
+      hi = glm::max(hi, p);
+    }
+    scene::Section& sec = s.section_at((lo + hi) * 0.5);
+    Batch& tris = batch(sec, Batch::Primitive::triangles);
+    const std::size_t usable = verts.size() - verts.size() % 3;
+    for (std::size_t i = 0; i < usable; ++i) {
+      const PackedVertex& v = verts[i];
+      triangle_vertex(tris, sec, origin + glm::dvec3(v.position[0], v.position[1], v.position[2]), normal_of(v), color,
+                      object);
+    }
+  }
+
+  static std::uint32_t lit_color(std::uint8_t has_lighting, const Lighting& l, std::uint32_t fallback) {
+    return has_lighting ? rgba(l.diffuse[0], l.diffuse[1], l.diffuse[2]) : fallback;
+  }
+};
+
+}  // namespace
+
+Result<scene::Scene> to_scene(const Module& m) {
+  Builder b{m, {}, {}};
+  const std::uint32_t k_tracks = b.s.add_kind("tracks"), k_traction = b.s.add_kind("traction"),
+                      k_shapes = b.s.add_kind("shapes"), k_terrain = b.s.add_kind("terrain"),
+                      k_lines = b.s.add_kind("lines"), k_models = b.s.add_kind("models"),
+                      k_pack = b.s.add_kind("pack_models"), k_launchers = b.s.add_kind("launchers"),
+                      k_sounds = b.s.add_kind("sounds"), k_power = b.s.add_kind("power");
+  // Indices count across repeated chunks of a kind, as RecordBrowser's lists do.
+  std::map<std::uint32_t, std::uint64_t> next;
+  for (const Chunk& c : m.chunks) {
+    std::uint64_t& i = next[c.id];
+    if (const auto* tracks = std::get_if<RecordList<Track>>(&c.data)) {
+      for (const Track& t : tracks->records) b.track(t, i++, k_tracks);
+    } else if (const auto* wires = std::get_if<RecordList<Traction>>(&c.data)) {
+      for (const Traction& w : wires->records) b.traction(w, i++, k_traction);
+    } else if (const auto* shapes = std::get_if<RecordList<Shape>>(&c.data)) {
+      for (const Shape& sh : shapes->records) {
+        const std::uint32_t color =
+            Builder::lit_color(sh.has_lighting, sh.lighting, scene::color_for_name(text(m, sh.material)) | 0xFF000000u);
+        glm::dvec3 anchor = d3(sh.origin);
+        if (!sh.vertices.empty()) anchor += glm::dvec3(sh.vertices[0].position[0], sh.vertices[0].position[1], sh.vertices[0].position[2]);
+        b.triangles(sh.vertices, d3(sh.origin), color, b.s.add_object(k_shapes, i++, anchor));
+      }
+    } else if (const auto* t = std::get_if<Terrain>(&c.data)) {
+      const std::uint32_t color = Builder::lit_color(t->flags & terrain_flag::lighting, t->lighting, rgba(0.40f, 0.52f, 0.30f));
+      for (const TerrainBatch& batch : t->batches) {
+        glm::dvec3 anchor(0.0);
+        if (!batch.vertices.empty()) anchor = {batch.vertices[0].position[0], batch.vertices[0].position[1], batch.vertices[0].position[2]};
+        b.triangles(batch.vertices, {}, color, b.s.add_object(k_terrain, i++, anchor));
+      }
+      for (std::size_t k = 0; k + 3 <= t->legacy.size(); k += 3) {
+        const std::vector<PackedVertex> tri(t->legacy.begin() + static_cast<std::ptrdiff_t>(k),
+                                            t->legacy.begin() + static_cast<std::ptrdiff_t>(k + 3));
+        b.triangles(tri, {}, color, b.s.add_object(k_terrain, i++, {tri[0].position[0], tri[0].position[1], tri[0].position[2]}));
+      }
+    } else if (const auto* lines = std::get_if<RecordList<Line>>(&c.data)) {
+      for (const Line& l : lines->records) {
+        const std::uint64_t index = i++;
+        if (l.vertices.size() < 2) continue;
+        const glm::dvec3 origin = d3(l.origin);
+        const std::uint32_t object = b.s.add_object(k_lines, index, origin + d3(l.vertices[0]));
+        const std::uint32_t color = Builder::lit_color(l.has_lighting, l.lighting, rgba(0.85f, 0.85f, 0.6f));
+        scene::Section& sec = b.s.section_at(origin + d3(l.vertices[0]));
+        const std::size_t n = l.vertices.size();
+        if (l.subtype == 0) {
+          for (std::size_t k = 0; k + 1 < n; k += 2) b.line(sec, origin + d3(l.vertices[k]), origin + d3(l.vertices[k + 1]), color, object);
+        } else {
+          for (std::size_t k = 0; k + 1 < n; ++k) b.line(sec, origin + d3(l.vertices[k]), origin + d3(l.vertices[k + 1]), color, object);
+          if (l.subtype == 2) b.line(sec, origin + d3(l.vertices[n - 1]), origin + d3(l.vertices[0]), color, object);
+        }
+      }
+    } else if (const auto* models = std::get_if<ModelList>(&c.data)) {
+      for (const Model& mo : models->models)
+        b.instance(k_models, i++, mo.model_file, &mo.node, mo.node.range_sq_max, mo.location, mo.angles, mo.scale);
+    } else if (const auto* launchers = std::get_if<RecordList<EventLauncher>>(&c.data)) {
+      for (const EventLauncher& l : launchers->records) b.instance(k_launchers, i++, 0xFFFFFFF0u, nullptr, 4e6f, l.location, {}, {0.25f, 0.25f, 0.25f});
+    } else if (const auto* sounds = std::get_if<RecordList<Sound>>(&c.data)) {
+      for (const Sound& so : sounds->records) b.instance(k_sounds, i++, 0xFFFFFFF1u, nullptr, 4e6f, so.location, {}, {0.25f, 0.25f, 0.25f});
+    } else if (const auto* power = std::get_if<RecordList<PowerSource>>(&c.data)) {
+      for (const PowerSource& p : power->records) b.instance(k_power, i++, 0xFFFFFFF2u, nullptr, 4e6f, p.position, {}, {0.5f, 0.5f, 0.5f});
+    }
+  }
+  // Markers for non-model objects are named proxies too.
+  for (auto& [file, mesh] : b.mesh_of) {
+    if (file == 0xFFFFFFF0u) b.s.meshes[mesh].name = "(event launcher)";
+    if (file == 0xFFFFFFF1u) b.s.meshes[mesh].name = "(sound)";
+    if (file == 0xFFFFFFF2u) b.s.meshes[mesh].name = "(power source)";
+  }
+  // PACK models, in the order RecordBrowser numbers them.
+  if (const PackChunk* pack = m.pack(); pack && pack->decoded) {
+    std::uint64_t index = 0;
+    for (const PackSection& sec : pack->sections)
+      for (const ExpandedModel& e : expand_section(sec, m.prototypes()))
+        b.instance(k_pack, index++, e.file, e.solo ? &e.solo->node : nullptr, e.range_sq_max, e.location, e.angles, e.scale);
+  }
+  // Drivable connections: curve ends that meet within 0.3 m.
+  std::map<std::pair<long long, long long>, std::vector<std::pair<std::int32_t, std::uint8_t>>> ends;
+  auto key = [](const glm::dvec3& p) { return std::pair{std::llround(p.x / 0.3), std::llround(p.z / 0.3)}; };
+  for (std::size_t c = 0; c < b.s.tracks.size(); ++c)
+    for (std::uint8_t end : {std::uint8_t{0}, std::uint8_t{1}})
+      ends[key(b.s.tracks[c].p[end * 3])].push_back({static_cast<std::int32_t>(c), end});
+  for (std::size_t c = 0; c < b.s.tracks.size(); ++c)
+    for (std::uint8_t end : {std::uint8_t{0}, std::uint8_t{1}}) {
+      for (const auto& [other, other_end] : ends[key(b.s.tracks[c].p[end * 3])]) {
+        if (other == static_cast<std::int32_t>(c)) continue;
+        b.s.tracks[c].next[end] = other;
+        b.s.tracks[c].next_end[end] = other_end;
+        break;
+      }
+    }
+  b.s.finish();
+  return std::move(b.s);
+}
+
+}  // namespace sceneria::eu7b

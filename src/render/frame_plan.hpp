@@ -1,0 +1,57 @@
+#pragma once
+// The CPU side of a frame, with no GL in it (so it runs and is benchmarked natively): which
+// sections are visible, and for every mesh the camera-relative transforms of its visible
+// instances, packed contiguously so each mesh is one instanced draw.
+#include <cstdint>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "render/camera.hpp"
+#include "scene/scene.hpp"
+
+namespace sceneria {
+
+struct PlanSettings {
+  double draw_distance = 6000.0;   // static geometry (terrain, tracks, wires), metres
+  double model_distance = 2500.0;  // instances, metres (each also has its own range)
+};
+
+// A scene prepared for planning: per instance the rotation-scale matrix is computed once.
+struct PreparedInstance {
+  glm::vec3 offset;     // relative to its section origin
+  glm::mat3 basis;      // rotation * scale
+  std::uint32_t mesh;
+  float range_sq_min, range_sq_max;
+  std::uint32_t object;
+};
+struct PreparedScene {
+  const scene::Scene* scene = nullptr;
+  std::vector<std::vector<PreparedInstance>> instances;  // per section
+};
+void prepare(const scene::Scene& scene, PreparedScene& out);
+
+struct InstanceGpu {  // 52 bytes: three rows of a 3x4 matrix (translation camera-relative), object id
+  glm::vec4 rows[3];
+  std::uint32_t object;
+};
+
+struct FramePlan {
+  std::vector<std::uint32_t> sections;              // visible section indices
+  std::vector<InstanceGpu> instances;               // grouped by mesh
+  std::vector<std::uint32_t> mesh_first, mesh_count;  // per mesh: range in `instances`
+  std::uint64_t triangles = 0;
+  std::uint32_t meshes_drawn = 0;
+};
+
+void plan_frame(const PreparedScene& prepared, const CameraMatrices& camera, const PlanSettings& settings,
+                FramePlan& plan);
+
+// The six frustum planes of a view-projection, for camera-relative points.
+struct Frustum {
+  glm::vec4 planes[6];
+  bool intersects(const glm::vec3& lo, const glm::vec3& hi) const;
+};
+Frustum frustum_of(const glm::mat4& view_projection);
+
+}  // namespace sceneria

@@ -1,0 +1,83 @@
+#include "scene/scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sceneria::scene {
+
+namespace {
+constexpr int kGrid = 500;
+constexpr int kCentre = 250;
+}  // namespace
+
+std::uint32_t Scene::add_kind(const std::string& kind) {
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    if (kinds[i] == kind) return static_cast<std::uint32_t>(i);
+  kinds.push_back(kind);
+  return static_cast<std::uint32_t>(kinds.size() - 1);
+}
+
+std::uint32_t Scene::add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor) {
+  objects.push_back({kind, index, anchor});
+  return static_cast<std::uint32_t>(objects.size() - 1);
+}
+
+Section& Scene::section_at(const glm::dvec3& world) {
+  if (section_lookup_.empty()) section_lookup_.assign(kGrid * kGrid, -1);
+  const int row = std::clamp(static_cast<int>(std::floor(world.z / kSectionSize + kCentre)), 0, kGrid - 1);
+  const int col = std::clamp(static_cast<int>(std::floor(world.x / kSectionSize + kCentre)), 0, kGrid - 1);
+  std::int32_t& slot = section_lookup_[static_cast<std::size_t>(row) * kGrid + static_cast<std::size_t>(col)];
+  if (slot < 0) {
+    Section s;
+    s.row = row;
+    s.col = col;
+    s.origin = {(col - kCentre) * kSectionSize, 0.0, (row - kCentre) * kSectionSize};
+    sections.push_back(std::move(s));
+    slot = static_cast<std::int32_t>(sections.size() - 1);
+  }
+  return sections[static_cast<std::size_t>(slot)];
+}
+
+void Scene::finish() {
+  bool first = true;
+  for (Section& s : sections) {
+    glm::vec3 lo(1e30f), hi(-1e30f);
+    for (const Batch& b : s.batches)
+      for (const glm::vec3& p : b.positions) {
+        lo = glm::min(lo, p);
+        hi = glm::max(hi, p);
+      }
+    for (const Instance& i : s.instances) {
+      const glm::vec3 extent = meshes[i.mesh].bounds_max * glm::abs(i.scale) + glm::vec3(1.0f);
+      const float r = std::max({extent.x, extent.y, extent.z});
+      lo = glm::min(lo, i.offset - glm::vec3(r));
+      hi = glm::max(hi, i.offset + glm::vec3(r));
+    }
+    if (lo.x > hi.x) lo = hi = glm::vec3(0.0f);
+    s.bounds_min = lo;
+    s.bounds_max = hi;
+    const glm::dvec3 wlo = s.origin + glm::dvec3(lo), whi = s.origin + glm::dvec3(hi);
+    bounds_min = first ? wlo : glm::min(bounds_min, wlo);
+    bounds_max = first ? whi : glm::max(bounds_max, whi);
+    first = false;
+  }
+}
+
+std::uint32_t rgba(float r, float g, float b, float a) {
+  auto c = [](float v) { return static_cast<std::uint32_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+  return c(r) | c(g) << 8 | c(b) << 16 | c(a) << 24;
+}
+
+std::uint32_t color_for_name(std::string_view name) {
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (char ch : name) h = (h ^ static_cast<std::uint8_t>(ch)) * 16777619u;
+  // A hue from the hash, moderate saturation and value so boxes read as placeholders.
+  const float hue = static_cast<float>(h % 360u) / 60.0f;
+  const float x = 1.0f - std::fabs(std::fmod(hue, 2.0f) - 1.0f);
+  glm::vec3 c = hue < 1 ? glm::vec3(1, x, 0) : hue < 2 ? glm::vec3(x, 1, 0) : hue < 3 ? glm::vec3(0, 1, x)
+              : hue < 4 ? glm::vec3(0, x, 1) : hue < 5 ? glm::vec3(x, 0, 1) : glm::vec3(1, 0, x);
+  c = glm::vec3(0.35f) + c * 0.5f;
+  return rgba(c.r, c.g, c.b);
+}
+
+}  // namespace sceneria::scene

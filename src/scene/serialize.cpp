@@ -1,0 +1,153 @@
+#include "scene/serialize.hpp"
+
+#include <cstring>
+#include <type_traits>
+
+#include "core/byte_reader.hpp"
+
+namespace sceneria::scene {
+
+namespace {
+
+constexpr char kMagic[4] = {'S', 'C', 'N', '1'};
+
+struct Out {
+  std::vector<std::uint8_t>& b;
+  template <class T>
+  void pod(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+    b.insert(b.end(), p, p + sizeof(T));
+  }
+  template <class T>
+  void array(const std::vector<T>& v) {
+    pod(static_cast<std::uint32_t>(v.size()));
+    const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
+    b.insert(b.end(), p, p + v.size() * sizeof(T));
+  }
+  void string(const std::string& s) {
+    pod(static_cast<std::uint32_t>(s.size()));
+    b.insert(b.end(), s.begin(), s.end());
+  }
+};
+
+struct In {
+  ByteReader& r;
+  template <class T>
+  void pod(T& v) {
+    auto bytes = r.take(sizeof(T), "field");
+    if (r.ok()) std::memcpy(&v, bytes.data(), sizeof(T));
+  }
+  template <class T>
+  void array(std::vector<T>& v) {
+    std::uint32_t n = r.u32();
+    if (!r.check_count(n, sizeof(T), "items")) return;
+    auto bytes = r.take(std::size_t{n} * sizeof(T), "array");
+    if (!r.ok()) return;
+    v.resize(n);
+    if (n) std::memcpy(v.data(), bytes.data(), bytes.size());
+  }
+  void string(std::string& s) {
+    std::uint32_t n = r.u32();
+    auto bytes = r.take(n, "string");
+    if (r.ok()) s.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+};
+
+}  // namespace
+
+std::vector<std::uint8_t> serialize(const Scene& s) {
+  std::vector<std::uint8_t> bytes(kMagic, kMagic + 4);
+  Out o{bytes};
+  o.pod(static_cast<std::uint32_t>(s.kinds.size()));
+  for (const auto& k : s.kinds) o.string(k);
+  o.array(s.objects);
+  o.pod(static_cast<std::uint32_t>(s.meshes.size()));
+  for (const Mesh& m : s.meshes) {
+    o.string(m.name);
+    o.array(m.positions);
+    o.array(m.normals);
+    o.array(m.indices);
+    o.pod(m.color);
+    o.pod(m.bounds_min);
+    o.pod(m.bounds_max);
+  }
+  o.pod(static_cast<std::uint32_t>(s.sections.size()));
+  for (const Section& sec : s.sections) {
+    o.pod(sec.row);
+    o.pod(sec.col);
+    o.pod(sec.origin);
+    o.pod(sec.bounds_min);
+    o.pod(sec.bounds_max);
+    o.pod(static_cast<std::uint32_t>(sec.batches.size()));
+    for (const Batch& b : sec.batches) {
+      o.pod(b.primitive);
+      o.array(b.positions);
+      o.array(b.normals);
+      o.array(b.colors);
+      o.array(b.objects);
+    }
+    o.array(sec.instances);
+  }
+  o.array(s.tracks);
+  o.pod(s.bounds_min);
+  o.pod(s.bounds_max);
+  return bytes;
+}
+
+Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() < 4 || std::memcmp(bytes.data(), kMagic, 4) != 0)
+    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN1)"};
+  ByteReader r(bytes.subspan(4), 4, "scene");
+  In in{r};
+  Scene s;
+  const std::uint32_t kinds = r.u32();
+  if (!r.check_count(kinds, 4, "kinds")) return r.error();
+  s.kinds.resize(kinds);
+  for (auto& k : s.kinds) in.string(k);
+  in.array(s.objects);
+  const std::uint32_t meshes = r.u32();
+  if (!r.check_count(meshes, 4, "meshes")) return r.error();
+  s.meshes.resize(meshes);
+  for (Mesh& m : s.meshes) {
+    in.string(m.name);
+    in.array(m.positions);
+    in.array(m.normals);
+    in.array(m.indices);
+    in.pod(m.color);
+    in.pod(m.bounds_min);
+    in.pod(m.bounds_max);
+    for (std::uint32_t i : m.indices)
+      if (i >= m.positions.size()) return Error{Errc::bad_value, r.offset(), "scene: mesh index out of range"};
+  }
+  const std::uint32_t sections = r.u32();
+  if (!r.check_count(sections, 8, "sections")) return r.error();
+  s.sections.resize(sections);
+  for (Section& sec : s.sections) {
+    in.pod(sec.row);
+    in.pod(sec.col);
+    in.pod(sec.origin);
+    in.pod(sec.bounds_min);
+    in.pod(sec.bounds_max);
+    const std::uint32_t batches = r.u32();
+    if (!r.check_count(batches, 4, "batches")) return r.error();
+    sec.batches.resize(batches);
+    for (Batch& b : sec.batches) {
+      in.pod(b.primitive);
+      in.array(b.positions);
+      in.array(b.normals);
+      in.array(b.colors);
+      in.array(b.objects);
+    }
+    in.array(sec.instances);
+    for (const Instance& i : sec.instances)
+      if (i.mesh >= s.meshes.size()) return Error{Errc::bad_value, r.offset(), "scene: instance of a missing mesh"};
+  }
+  in.array(s.tracks);
+  in.pod(s.bounds_min);
+  in.pod(s.bounds_max);
+  if (!r.ok()) return r.error();
+  return s;
+}
+
+}  // namespace sceneria::scene

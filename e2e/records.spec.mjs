@@ -24,14 +24,15 @@ test('TD.v6: record counts in the chunk table and browsable tracks and events', 
   expect(records).toEqual([['STRS', '305'], ['INCL', '118'], ['TRAK', '87'], ['MESH', '62'], ['TRAC', '115'],
                            ['DYNM', '2'], ['TRSE', '1'], ['EVNT', '4'], ['FINT', '1']]);
   const options = await page.$$eval('#record-kind option', (o) => o.map((x) => x.textContent));
-  expect(options).toEqual(['Includes (118)', 'Tracks (87)', 'Traction (115)', 'Shapes (62)', 'Vehicles (2)',
-                           'Trainsets (1)', 'Events (4)', 'Strings (305)']);
+  expect(options).toEqual(['Tracks (87)', 'Traction (115)', 'Shapes (62)', 'Events (4)', 'Vehicles (2)',
+                           'Trainsets (1)', 'Includes (118)', 'Strings (305)']);
   await page.selectOption('#record-kind', 'events');
   await expect(page.locator('#records .vl-row')).toHaveCount(4);
   await page.selectOption('#record-kind', 'tracks');
   await expect(page.locator('#records .vl-row').first()).not.toHaveText('…');
   await page.locator('#records .vl-row').first().click();
-  await expect(page.locator('#record-fields')).toBeVisible();
+  await expect(page.locator('#inspector')).toBeVisible();
+  await expect(page.locator('#inspector-title')).toContainText('Tracks #0');
   const fields = await page.$$eval('#record-fields dt', (d) => d.map((x) => x.textContent));
   expect(fields).toEqual(expect.arrayContaining(['node', 'type', 'length', 'paths', 'tails']));
 });
@@ -62,6 +63,7 @@ test('a generated 1,000,000-model scenery: every list is there and the last PACK
   // Its full record.
   await lastRow.click();
   await expect(page.locator('#record-fields dt', { hasText: 'section' })).toHaveCount(2);  // section, section_format
+  await expect(page.locator('#inspector-title')).toContainText('PACK models #999,999');
   const record = await page.evaluate(() => new Promise((done) => {
     document.addEventListener('sceneria:record', (e) => done(e.detail), { once: true });
     window.sceneria.recordList.select(999999);

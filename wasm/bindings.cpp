@@ -1,6 +1,7 @@
 // Embind surface of the WebAssembly module. Bindings only: every behaviour lives in src/.
 // The same module runs in two places: in the parse worker (inspect) and on the page (viewer).
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
 #include <memory>
@@ -24,6 +25,13 @@ std::vector<std::uint8_t> copy_bytes(const val& typed_array) {
   // One bulk copy on the JS side instead of an element-by-element conversion.
   val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", typed_array);
   return bytes;
+}
+
+// A JS-owned copy (views into wasm memory die when the heap grows or the vector is freed).
+val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
+  val out = val::global("Uint8Array").new_(bytes.size());
+  out.call<void>("set", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
+  return out;
 }
 
 // Strings from files may not be UTF-8 even after display conversion; never throw.
@@ -60,18 +68,22 @@ class DocumentBinding {
     if (!document_ || index < 0) return "null";
     return to_text(document_->record(kind, static_cast<std::uint64_t>(index)));
   }
+  std::string search(const std::string& kind, const std::string& query, double limit) const {
+    if (!document_ || limit <= 0) return "[]";
+    return to_text(document_->search(kind, query, static_cast<std::uint64_t>(limit)));
+  }
+  // The scene to draw, serialized (a JS-owned copy, transferable to the page).
+  val scene() const {
+    if (!document_) return val::null();
+    auto bytes = document_->scene_bytes();
+    if (!bytes) return val::null();
+    return to_uint8_array(*bytes);
+  }
   void close() { document_.reset(); }
 
  private:
   std::unique_ptr<sceneria::Document> document_;
 };
-
-// A JS-owned copy (views into wasm memory die when the heap grows or the vector is freed).
-val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
-  val out = val::global("Uint8Array").new_(bytes.size());
-  out.call<void>("set", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
-  return out;
-}
 
 val demo_module() { return to_uint8_array(sceneria::eu7b::demo_module()); }
 
@@ -83,9 +95,7 @@ class Viewer {
     return {};
   }
   void renderFrame() { viewer_.frame(); }
-  val readPixels(int x, int y, int w, int h) {
-    return to_uint8_array(viewer_.read_pixels(x, y, w, h));
-  }
+  val readPixels(int x, int y, int w, int h) { return to_uint8_array(viewer_.read_pixels(x, y, w, h)); }
   val project(double x, double y, double z) const {
     glm::dvec2 p;
     if (!viewer_.project({x, y, z}, p)) return val::null();
@@ -94,17 +104,96 @@ class Viewer {
     out.set("y", p.y);
     return out;
   }
+  std::string loadScene(const val& bytes) {
+    std::string error;
+    const auto data = copy_bytes(bytes);
+    return viewer_.load_scene(data, error) ? std::string() : error;
+  }
+  void clearScene() { viewer_.clear_scene(); }
   val stats() const {
+    const auto& s = viewer_.stats();
     val out = val::object();
     out.set("width", viewer_.width());
     out.set("height", viewer_.height());
     out.set("frames", static_cast<double>(viewer_.frames()));
-    out.set("drawCalls", viewer_.stats().draw_calls);
-    out.set("lineVertices", viewer_.stats().line_vertices);
+    out.set("fps", viewer_.fps());
+    out.set("frameMs", viewer_.frame_ms());
+    out.set("planMs", s.plan_ms);
+    out.set("drawCalls", s.draw_calls);
+    out.set("instances", static_cast<double>(s.instances));
+    out.set("triangles", static_cast<double>(s.triangles));
+    out.set("sectionsDrawn", s.sections_drawn);
+    out.set("sectionsTotal", s.sections_total);
+    out.set("meshesDrawn", s.meshes_drawn);
+    out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
+    out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
+    out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
+    out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
     return out;
   }
-  void orbit(double dx, double dy) { viewer_.camera().orbit(dx, dy); }
-  void zoom(double steps) { viewer_.camera().zoom(steps); }
+  val object(std::uint32_t id) const {
+    const auto* scene = viewer_.scene();
+    if (!scene || id >= scene->objects.size()) return val::null();
+    const auto& o = scene->objects[id];
+    val out = val::object();
+    out.set("id", id);
+    out.set("kind", scene->kinds[o.kind]);
+    out.set("index", static_cast<double>(o.index));
+    out.set("x", o.anchor.x);
+    out.set("y", o.anchor.y);
+    out.set("z", o.anchor.z);
+    return out;
+  }
+  val pick(int x, int y) { return object(viewer_.pick(x, y)); }
+  void select(double id) { viewer_.select(id < 0 ? sceneria::scene::kNoObject : static_cast<std::uint32_t>(id)); }
+  double findObject(const std::string& kind, double index) const {
+    const auto id = viewer_.find_object(kind, static_cast<std::uint64_t>(index));
+    return id == sceneria::scene::kNoObject ? -1.0 : id;
+  }
+  void goTo(double id) { viewer_.go_to(static_cast<std::uint32_t>(id)); }
+  void frameAll() {
+    if (const auto* scene = viewer_.scene(); scene && !scene->sections.empty())
+      viewer_.camera().frame(scene->bounds_min, scene->bounds_max);
+  }
+  void startView() { viewer_.frame_start(); }
+  void setGrid(bool on) { viewer_.set_grid(on); }
+  bool driveFrom(double id) { return viewer_.drive_from(static_cast<std::uint32_t>(id)); }
+  void setMode(const std::string& mode) {
+    using sceneria::CameraMode;
+    viewer_.camera().set_mode(mode == "fly" ? CameraMode::fly : mode == "drive" ? CameraMode::drive : CameraMode::orbit);
+  }
+  std::string mode() {
+    switch (viewer_.camera().mode()) {
+      case sceneria::CameraMode::fly: return "fly";
+      case sceneria::CameraMode::drive: return "drive";
+      default: return "orbit";
+    }
+  }
+  val camera() {
+    auto& rig = viewer_.camera();
+    const glm::dvec3 eye = rig.eye(), f = rig.forward();
+    val out = val::object();
+    out.set("mode", mode());
+    out.set("eye", val::array(std::vector<double>{eye.x, eye.y, eye.z}));
+    out.set("forward", val::array(std::vector<double>{f.x, f.y, f.z}));
+    out.set("target", val::array(std::vector<double>{rig.orbit().target.x, rig.orbit().target.y, rig.orbit().target.z}));
+    out.set("distance", rig.orbit().distance);
+    out.set("driveSpeed", rig.drive_speed());
+    return out;
+  }
+  void orbit(double dx, double dy) { viewer_.camera().drag(dx, dy); }
+  void zoom(double steps) { viewer_.camera().wheel(steps); }
+  // Static geometry and model drawing distances, metres.
+  void setDistances(double draw, double models) {
+    viewer_.set_distances(draw, models);
+  }
+  void lookAt(double x, double y, double z, double distance) { viewer_.camera().look_at({x, y, z}, distance); }
+  void update(double seconds, bool forward, bool back) {
+    sceneria::MoveInput in;
+    in.forward = forward;
+    in.back = back;
+    viewer_.camera().update(seconds, in);
+  }
 
  private:
   sceneria::WebViewer viewer_;
@@ -118,6 +207,8 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("open", &DocumentBinding::open)
       .function("rows", &DocumentBinding::rows)
       .function("record", &DocumentBinding::record)
+      .function("scene", &DocumentBinding::scene)
+      .function("search", &DocumentBinding::search)
       .function("close", &DocumentBinding::close);
   emscripten::function("demoModule", &demo_module);
   emscripten::class_<Viewer>("Viewer")
@@ -128,5 +219,22 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("project", &Viewer::project)
       .function("stats", &Viewer::stats)
       .function("orbit", &Viewer::orbit)
-      .function("zoom", &Viewer::zoom);
+      .function("zoom", &Viewer::zoom)
+      .function("loadScene", &Viewer::loadScene)
+      .function("clearScene", &Viewer::clearScene)
+      .function("object", &Viewer::object)
+      .function("pick", &Viewer::pick)
+      .function("select", &Viewer::select)
+      .function("findObject", &Viewer::findObject)
+      .function("goTo", &Viewer::goTo)
+      .function("frameAll", &Viewer::frameAll)
+      .function("startView", &Viewer::startView)
+      .function("setGrid", &Viewer::setGrid)
+      .function("driveFrom", &Viewer::driveFrom)
+      .function("setMode", &Viewer::setMode)
+      .function("mode", &Viewer::mode)
+      .function("camera", &Viewer::camera)
+      .function("lookAt", &Viewer::lookAt)
+      .function("setDistances", &Viewer::setDistances)
+      .function("update", &Viewer::update);
 }

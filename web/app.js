@@ -1,5 +1,6 @@
-// Page glue: file input and drag-and-drop -> Parser (worker) -> panel; the viewer draws.
-// Everything that comes from a file is inserted with textContent, never as HTML.
+// Page glue: file input and drag-and-drop -> Parser (worker) -> panel and scene; the C++ viewer
+// draws, picks and moves the camera. Everything that comes from a file is inserted with
+// textContent, never as HTML.
 import { Parser, startViewer } from './sceneria-api.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -10,8 +11,14 @@ const hex = (n) => `0x${n.toString(16)}`;
 const STRING_ROWS = 200;  // the worker sends this many
 
 const parser = new Parser();
-let latest = 0;  // a newer file always wins over a slower older parse
+let viewer = null;
+let latest = 0;          // a newer file always wins over a slower older parse
+let openDoc = 0;         // the worker's document the panel shows
+let pendingScene = null; // a scene that arrived before the viewer was ready
+let kinds = [];
+let selection = null;    // {kind, index, object}
 
+// ---- file panel ----
 function showError(name, error) {
   $('file-info').hidden = true;
   $('error').hidden = false;
@@ -58,9 +65,7 @@ function showSummary(name, s) {
   status(`${name}: ${s.format.toUpperCase()} v${s.version}, ${s.chunks.length} chunks`);
 }
 
-// ---- records panel ----
-let openDoc = 0;
-let kinds = [];
+// ---- records list and search ----
 const recordList = new VirtualList($('records'), {
   rowHeight: 22,
   fetchRows: () => Promise.resolve([]),
@@ -75,41 +80,29 @@ const recordList = new VirtualList($('records'), {
     detail.className = 'detail';
     detail.textContent = row.detail;
     el.replaceChildren(idx, name, detail);
+    el.dataset.record = String(row.i);
     el.title = `${row.name} ${row.detail}`;
   },
-  onSelect: (index) => showRecord(index),
+  onSelect: (position) => selectListRow(position),
 });
+let listRows = null;  // search results (an array) or null for the whole list
 
-function formatValue(v) {
-  if (v === null) return '—';
-  if (Array.isArray(v) && v.every((x) => typeof x !== 'object')) return v.join(', ');
-  if (typeof v === 'object') return JSON.stringify(v, null, 1);
-  return String(v);
-}
+function currentKind() { return $('record-kind').value; }
 
-async function showRecord(index) {
-  const doc = openDoc;
-  const kind = $('record-kind').value;
-  const record = await parser.record(doc, kind, index);
-  if (doc !== openDoc || kind !== $('record-kind').value) return;
-  const fields = $('record-fields');
-  fields.replaceChildren();
-  fields.hidden = !record;
-  if (!record) return;
-  for (const [key, value] of Object.entries(record)) {
-    const dt = document.createElement('dt');
-    dt.textContent = key;
-    const dd = document.createElement('dd');
-    dd.textContent = formatValue(value);
-    fields.append(dt, dd);
-  }
-  document.dispatchEvent(new CustomEvent('sceneria:record', { detail: { kind, index, record } }));
+async function selectListRow(position) {
+  const kind = currentKind();
+  let index = position;
+  if (listRows) index = listRows[position]?.i;
+  if (index === undefined) return;
+  await inspect(kind, index, { highlight: true });
 }
 
 function showKind(id) {
   const kind = kinds.find((k) => k.id === id);
   const doc = openDoc;
-  $('record-fields').hidden = true;
+  listRows = null;
+  $('search').value = '';
+  $('search-status').textContent = '';
   recordList.reset(kind ? kind.count : 0, (first, count) => parser.rows(doc, id, first, count));
 }
 
@@ -125,28 +118,120 @@ function showKinds(list) {
 }
 $('record-kind').addEventListener('change', (e) => showKind(e.target.value));
 
+let searchTimer = 0;
+$('search').addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(runSearch, 250);
+});
+async function runSearch() {
+  const query = $('search').value.trim();
+  const kind = currentKind();
+  const doc = openDoc;
+  if (!query) { showKind(kind); return; }
+  $('search-status').textContent = 'searching…';
+  const rows = await parser.search(doc, kind, query, 10000);
+  if (!rows || doc !== openDoc || kind !== currentKind() || query !== $('search').value.trim()) return;
+  listRows = rows;
+  $('search-status').textContent = `${number.format(rows.length)}${rows.length >= 10000 ? '+' : ''} match${rows.length === 1 ? '' : 'es'}`;
+  recordList.reset(rows.length, (first, count) => Promise.resolve(rows.slice(first, first + count)));
+  document.dispatchEvent(new CustomEvent('sceneria:search', { detail: { query, count: rows.length } }));
+}
+
+// ---- inspector ----
+function formatValue(v) {
+  if (v === null) return '—';
+  if (Array.isArray(v) && v.every((x) => typeof x !== 'object')) return v.join(', ');
+  if (typeof v === 'object') return JSON.stringify(v, null, 1);
+  return String(v);
+}
+
+async function inspect(kind, index, { highlight = false, object } = {}) {
+  const doc = openDoc;
+  const record = await parser.record(doc, kind, index);
+  if (doc !== openDoc) return;
+  const label = kinds.find((k) => k.id === kind)?.label || kind;
+  if (object === undefined && viewer) {
+    const id = viewer.findObject(kind, index);
+    object = id >= 0 ? id : null;
+  }
+  selection = { kind, index, object };
+  if (highlight && viewer) viewer.select(object ?? -1);
+  const name = record?.name ?? record?.node?.name ?? record?.text ?? '';
+  $('inspector').hidden = false;
+  $('inspector-title').textContent = `${label} #${number.format(index)}${name ? ` · ${name}` : ''}`;
+  $('go-to').disabled = object === null || object === undefined;
+  $('drive-here').hidden = kind !== 'tracks';
+  const fields = $('record-fields');
+  fields.replaceChildren();
+  for (const [key, value] of Object.entries(record || {})) {
+    const dt = document.createElement('dt');
+    dt.textContent = key;
+    const dd = document.createElement('dd');
+    dd.textContent = formatValue(value);
+    fields.append(dt, dd);
+  }
+  document.dispatchEvent(new CustomEvent('sceneria:record', { detail: { kind, index, record, object } }));
+}
+
+function clearSelection() {
+  selection = null;
+  $('inspector').hidden = true;
+  viewer?.select(-1);
+}
+
+$('go-to').addEventListener('click', () => {
+  if (viewer && selection?.object != null) viewer.goTo(selection.object);
+  updateModeButtons();
+});
+$('drive-here').addEventListener('click', () => {
+  if (viewer && selection?.object != null && viewer.driveFrom(selection.object)) updateModeButtons();
+});
+
+// ---- opening files ----
+function setProgress(phase, fraction) {
+  const bar = $('progress');
+  if (phase === null) { bar.hidden = true; return; }
+  bar.hidden = false;
+  if (fraction > 0) bar.value = fraction; else bar.removeAttribute('value');
+  status(`${phase}…`);
+}
+
+function loadScene(scene) {
+  if (!viewer) { pendingScene = scene; return; }
+  pendingScene = null;
+  if (!scene) { viewer.clearScene(); return; }
+  const error = viewer.loadScene(scene);
+  if (error) console.error(`scene rejected: ${error}`);
+}
+
 async function open(name, request) {
   const ticket = ++latest;
-  status(`reading ${name}…`);
+  setProgress(`reading ${name}`, 0);
   const result = await request;
   if (ticket !== latest) return;  // superseded by a newer file
-  window.sceneria.lastResult = { name, ...result };
+  setProgress(null);
+  window.sceneria.lastResult = { name, ...result, scene: undefined };
   openDoc = result.doc || 0;
+  clearSelection();
   if (result.ok) {
     showSummary(name, result.summary);
     showKinds(result.kinds);
+    loadScene(result.scene);
   } else {
     showError(name, result.error);
     showKinds([]);
+    loadScene(null);
   }
+  updateModeButtons();
   document.dispatchEvent(new CustomEvent('sceneria:loaded', { detail: window.sceneria.lastResult }));
 }
 
 function openFile(file) {
-  return open(file.name, parser.inspect(file));
+  const ticket = latest + 1;
+  return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
+    if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
+  }));
 }
-
-window.sceneria = { parser, viewer: null, lastResult: null, openFile, recordList };
 
 $('file-input').addEventListener('change', (e) => {
   const [file] = e.target.files;
@@ -166,10 +251,94 @@ window.addEventListener('drop', (e) => {
   if (file) openFile(file);
 });
 
+// ---- picking on the canvas ----
+let down = null;
+$('canvas').addEventListener('pointerdown', (e) => { down = { x: e.offsetX, y: e.offsetY }; });
+$('canvas').addEventListener('pointerup', (e) => {
+  if (!viewer || !down || e.button !== 0) return;
+  const moved = Math.hypot(e.offsetX - down.x, e.offsetY - down.y);
+  down = null;
+  if (moved > 4) return;  // a drag, not a click
+  const hit = viewer.pick(Math.round(e.offsetX), Math.round(e.offsetY));
+  if (hit) inspect(hit.kind, hit.index, { object: hit.id });
+  else clearSelection();
+});
+
+// ---- camera modes, stats, screenshot, help ----
+function updateModeButtons() {
+  if (!viewer) return;
+  const mode = viewer.mode();
+  for (const b of document.querySelectorAll('.mode')) b.classList.toggle('active', b.dataset.mode === mode);
+}
+function setMode(mode) {
+  if (!viewer) return;
+  if (mode === 'drive') {
+    if (selection?.kind === 'tracks' && selection.object != null) viewer.driveFrom(selection.object);
+    else status('select a track first, then Drive');
+  } else {
+    viewer.setMode(mode);
+  }
+  updateModeButtons();
+}
+for (const b of document.querySelectorAll('.mode')) b.addEventListener('click', () => setMode(b.dataset.mode));
+
+function toggle(id) { $(id).hidden = !$(id).hidden; }
+$('toggle-stats').addEventListener('click', () => toggle('stats'));
+$('toggle-help').addEventListener('click', () => toggle('help'));
+
+function screenshot() {
+  if (!viewer) return;
+  viewer.renderFrame();  // draw and capture in the same task: the buffer is intact until compositing
+  const url = $('canvas').toDataURL('image/png');
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `sceneria-${new Date().toISOString().replace(/[:.]/g, '-')}.png`;
+  a.click();
+  return url;
+}
+$('screenshot').addEventListener('click', screenshot);
+
+const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
+setInterval(() => {
+  if (!viewer || $('stats').hidden) return;
+  const s = viewer.stats();
+  const cam = viewer.camera();
+  const lines = [
+    `${s.fps.toFixed(0)} fps · ${s.frameMs.toFixed(1)} ms/frame (cull+upload ${s.planMs.toFixed(1)} ms)`,
+    `draw calls  ${number.format(s.drawCalls)}`,
+    `instances   ${number.format(s.instances)} of ${number.format(s.objects)} objects`,
+    `meshes      ${number.format(s.meshesDrawn)} drawn of ${number.format(s.meshes)}`,
+    `triangles   ${number.format(s.triangles)}`,
+    `sections    ${number.format(s.sectionsDrawn)} drawn of ${number.format(s.sectionsTotal)}`,
+    `memory      ${mb(s.heapBytes)} heap, ${mb(s.gpuBytes)} GPU buffers`,
+    `camera      ${cam.mode}${cam.mode === 'drive' ? ` ${(cam.driveSpeed * 3.6).toFixed(0)} km/h` : ''}`,
+  ];
+  $('stats').textContent = lines.join('\n');
+}, 300);
+
+window.addEventListener('keydown', (e) => {
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  const key = e.key.toLowerCase();
+  if (key === '1') setMode('orbit');
+  else if (key === '2') setMode('fly');
+  else if (key === '3') setMode('drive');
+  else if (key === 'h' || key === '?') toggle('help');
+  else if (key === 'i') toggle('stats');
+  else if (key === 'p') screenshot();
+  else if (key === 'escape') clearSelection();
+  else if (key === 'g' && selection?.object != null) viewer?.goTo(selection.object);
+  else if (key === 'f' && viewer) { viewer.frameAll(); updateModeButtons(); }
+});
+
+window.sceneria = { parser, viewer: null, lastResult: null, openFile, recordList, screenshot, inspect };
+
 open('demo.eu7', parser.inspectDemo());
 
-startViewer($('canvas')).then((viewer) => {
-  window.sceneria.viewer = viewer;
+startViewer($('canvas')).then((v) => {
+  viewer = v;
+  window.sceneria.viewer = v;
+  if (pendingScene) loadScene(pendingScene);
+  updateModeButtons();
   document.dispatchEvent(new CustomEvent('sceneria:viewer-ready'));
 }).catch((e) => {
   status(`viewer unavailable: ${e.message}`);

@@ -11,9 +11,13 @@ export class Parser {
   constructor(workerUrl = new URL('./worker.js', import.meta.url)) {
     this.#worker = new Worker(workerUrl, { type: 'module', name: 'sceneria-parser' });
     this.#worker.onmessage = (event) => {
-      const { id } = event.data;
+      const { id, progress } = event.data;
       const pending = this.#pending.get(id);
       if (!pending) return;
+      if (progress) {
+        pending.onProgress?.(progress);
+        return;
+      }
       this.#pending.delete(id);
       pending.resolve(event.data);
     };
@@ -24,18 +28,19 @@ export class Parser {
     };
   }
 
-  #request(message) {
+  #request(message, onProgress) {
     const id = this.#next++;
     return new Promise((resolve) => {
-      this.#pending.set(id, { resolve });
+      this.#pending.set(id, { resolve, onProgress });
       this.#worker.postMessage({ id, ...message });
     });
   }
 
-  // Resolves to {ok: true, summary, kinds, doc} or {ok: false, error: {code, offset, message}}.
-  // The file becomes the worker's open document (replacing the previous one).
-  inspect(file) {
-    return this.#request({ kind: 'file', name: file.name, file });
+  // Resolves to {ok: true, summary, kinds, doc, scene} or {ok: false, error: {code, offset,
+  // message}}. The file becomes the worker's open document (replacing the previous one);
+  // `scene` is the serialized scene for Viewer.loadScene. onProgress({phase, fraction}).
+  inspect(file, onProgress) {
+    return this.#request({ kind: 'file', name: file.name, file }, onProgress);
   }
   inspectBuffer(buffer, name) {
     return this.#request({ kind: 'buffer', name, buffer });
@@ -46,6 +51,11 @@ export class Parser {
   // Rows [{i, name, detail}] of one record list of the open document `doc`; null if superseded.
   async rows(doc, list, first, count) {
     const r = await this.#request({ kind: 'rows', doc, list, first, count });
+    return r.stale ? null : r.rows;
+  }
+  // Rows whose name or detail contains `query` (case-insensitive), at most `limit`.
+  async search(doc, list, query, limit = 10000) {
+    const r = await this.#request({ kind: 'search', doc, list, query, limit });
     return r.stale ? null : r.rows;
   }
   // Every field of one record (strings as text); null if superseded or absent.
@@ -59,6 +69,8 @@ export class Parser {
 }
 
 // Loads the module on the page and starts the C++ render loop on <canvas id="canvas">.
+// Returns the Embind Viewer: renderFrame, readPixels, project, loadScene, pick, select,
+// findObject, object, goTo, driveFrom, setMode, mode, camera, lookAt, stats, ...
 export async function startViewer(canvas) {
   if (!self.crossOriginIsolated) {
     throw new Error('the page is not cross-origin isolated (COOP/COEP headers missing), so WebAssembly threads cannot run');
@@ -72,13 +84,5 @@ export async function startViewer(canvas) {
   const viewer = new module.Viewer();
   const error = viewer.start();
   if (error) throw new Error(error);
-  return {
-    renderFrame: () => viewer.renderFrame(),
-    // RGBA rows from the top-left, read in the same frame as they are drawn.
-    readPixels: (x, y, w, h) => viewer.readPixels(x, y, w, h),
-    project: (x, y, z) => viewer.project(x, y, z),
-    stats: () => viewer.stats(),
-    orbit: (dx, dy) => viewer.orbit(dx, dy),
-    zoom: (steps) => viewer.zoom(steps),
-  };
+  return viewer;
 }

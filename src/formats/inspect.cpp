@@ -8,6 +8,8 @@
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/summary.hpp"
+#include "formats/eu7b/to_scene.hpp"
+#include "scene/serialize.hpp"
 
 namespace sceneria {
 
@@ -29,6 +31,14 @@ class Eu7bDocument final : public Document {
   }
   nlohmann::ordered_json record(std::string_view kind, std::uint64_t index) const override {
     return browser_.record(kind, index);
+  }
+  nlohmann::ordered_json search(std::string_view kind, std::string_view query, std::uint64_t limit) const override {
+    return browser_.search(kind, query, limit);
+  }
+  Result<std::vector<std::uint8_t>> scene_bytes() const override {
+    auto scene = eu7b::to_scene(browser_.module());
+    if (!scene) return scene.error();
+    return scene::serialize(*scene);
   }
 
  private:

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,8 +25,13 @@ class Document {
   virtual nlohmann::ordered_json record_kinds() const = 0;
   // [{"i": index, "name": ..., "detail": ...}, ...]
   virtual nlohmann::ordered_json rows(std::string_view kind, std::uint64_t first, std::uint64_t count) const = 0;
+  // Rows whose name or detail contains `query` (case-insensitive), at most `limit`.
+  virtual nlohmann::ordered_json search(std::string_view kind, std::string_view query, std::uint64_t limit) const = 0;
   // Every field of one record, strings as text; null if there is none.
   virtual nlohmann::ordered_json record(std::string_view kind, std::uint64_t index) const = 0;
+  // The renderable scene (scene::Scene, serialized with scene/serialize.hpp); empty if the
+  // format has nothing to draw.
+  virtual Result<std::vector<std::uint8_t>> scene_bytes() const = 0;
 };
 
 Result<std::unique_ptr<Document>> open_document(ByteSource& source);

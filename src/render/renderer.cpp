@@ -3,7 +3,9 @@
 #include <GLES3/gl3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include <glm/gtc/type_ptr.hpp>
@@ -12,46 +14,126 @@ namespace sceneria {
 
 namespace {
 
-constexpr const char* kLineVertex = R"(#version 300 es
+// Shared lighting and fog; `u_mode` 1 writes object ids (id + 1 as RGBA bytes) for picking.
+constexpr const char* kCommonFragment = R"(
+uniform vec3 u_light_dir;
+uniform vec3 u_fog_color;
+uniform vec2 u_fog;  // start, end (metres)
+uniform int u_mode;
+uniform uint u_highlight;
+out vec4 o_color;
+vec4 shade(vec3 color, vec3 normal, float lit, float dist, uint object) {
+  if (u_mode == 1) {
+    uint id = object + 1u;
+    return vec4(float(id & 255u), float((id >> 8) & 255u), float((id >> 16) & 255u), float((id >> 24) & 255u)) / 255.0;
+  }
+  float diffuse = max(dot(normalize(normal), u_light_dir), 0.0);
+  vec3 c = color * mix(1.0, 0.5 + 0.5 * diffuse, lit);
+  if (object == u_highlight && object != 0xFFFFFFFFu) c = mix(c, vec3(1.0, 0.85, 0.1), 0.65);
+  float fog = clamp((dist - u_fog.x) / max(u_fog.y - u_fog.x, 1.0), 0.0, 1.0);
+  return vec4(mix(c, u_fog_color, fog), 1.0);
+}
+)";
+
+constexpr const char* kStaticVertex = R"(#version 300 es
 layout(location = 0) in vec3 a_position;
-layout(location = 1) in vec3 a_color;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 a_color;
+layout(location = 3) in uint a_object;
 uniform mat4 u_view_projection;
-uniform vec3 u_offset;  // grid origin relative to the eye
+uniform vec3 u_offset;  // section origin relative to the eye
 out vec3 v_color;
+out vec3 v_normal;
 out float v_distance;
+flat out uint v_object;
 void main() {
   vec3 p = a_position + u_offset;
-  v_color = a_color;
+  v_color = a_color.rgb;
+  v_normal = a_normal;
   v_distance = length(p);
+  v_object = a_object;
   gl_Position = u_view_projection * vec4(p, 1.0);
 }
 )";
 
-constexpr const char* kLineFragment = R"(#version 300 es
-precision mediump float;
+constexpr const char* kStaticFragment = R"(
 in vec3 v_color;
+in vec3 v_normal;
 in float v_distance;
-out vec4 o_color;
-const vec3 kFog = vec3(0.55, 0.66, 0.78);
+flat in uint v_object;
+uniform float u_lit;
+void main() { o_color = shade(v_color, v_normal, u_lit, v_distance, v_object); }
+)";
+
+constexpr const char* kInstancedVertex = R"(#version 300 es
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 4) in vec4 a_row0;  // per instance: 3x4 matrix rows, translation camera-relative
+layout(location = 5) in vec4 a_row1;
+layout(location = 6) in vec4 a_row2;
+layout(location = 7) in uint a_object;
+uniform mat4 u_view_projection;
+out vec3 v_normal;
+out float v_distance;
+flat out uint v_object;
 void main() {
-  float fog = clamp((v_distance - 600.0) / 1400.0, 0.0, 1.0);
-  o_color = vec4(mix(v_color, kFog, fog), 1.0);
+  vec4 p = vec4(a_position, 1.0);
+  vec3 world = vec3(dot(a_row0, p), dot(a_row1, p), dot(a_row2, p));
+  v_normal = vec3(dot(a_row0.xyz, a_normal), dot(a_row1.xyz, a_normal), dot(a_row2.xyz, a_normal));
+  v_distance = length(world);
+  v_object = a_object;
+  gl_Position = u_view_projection * vec4(world, 1.0);
 }
 )";
 
-constexpr float kGridHalfExtent = 1000.0f;  // metres each way
-constexpr float kGridStep = 10.0f;
-constexpr float kGridMajorEvery = 100.0f;
-constexpr float kGridSegment = 20.0f;
+constexpr const char* kInstancedFragment = R"(
+in vec3 v_normal;
+in float v_distance;
+flat in uint v_object;
+uniform vec3 u_color;
+void main() { o_color = shade(u_color, v_normal, 1.0, v_distance, v_object); }
+)";
 
-GLuint compile(GLenum type, const char* source, std::string& error) {
+constexpr const char* kSkyVertex = R"(#version 300 es
+out vec2 v_ndc;
+void main() {
+  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2)) * 2.0 - 1.0;
+  v_ndc = p;
+  gl_Position = vec4(p, 0.99999, 1.0);  // just inside the far plane: exactly 1.0 may be clipped
+}
+)";
+
+constexpr const char* kSkyFragment = R"(#version 300 es
+precision highp float;
+in vec2 v_ndc;
+uniform mat4 u_inverse_view_projection;
+uniform vec3 u_fog_color;
+out vec4 o_color;
+void main() {
+  // Any depth on the pixel's ray gives its direction (the eye is the origin); the far plane at 1e6 m
+  // loses float precision, a middle depth does not.
+  vec4 far = u_inverse_view_projection * vec4(v_ndc, 0.0, 1.0);
+  vec3 dir = normalize(far.xyz / far.w);
+  float up = clamp(dir.y, 0.0, 1.0);
+  vec3 zenith = vec3(0.28, 0.46, 0.74);
+  vec3 below = mix(u_fog_color * 0.95, u_fog_color * 0.72, pow(clamp(-dir.y, 0.0, 1.0), 0.6));  // ground haze
+  vec3 c = dir.y >= 0.0 ? mix(u_fog_color, zenith, pow(up, 0.55)) : below;
+  o_color = vec4(c, 1.0);
+}
+)";
+
+const glm::vec3 kFogColor(0.66f, 0.74f, 0.82f);
+const glm::vec3 kLightDir = glm::normalize(glm::vec3(0.45f, 0.8f, 0.35f));
+
+GLuint compile(GLenum type, const std::string& source, std::string& error) {
   GLuint shader = glCreateShader(type);
-  glShaderSource(shader, 1, &source, nullptr);
+  const char* text = source.c_str();
+  glShaderSource(shader, 1, &text, nullptr);
   glCompileShader(shader);
   GLint ok = GL_FALSE;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    char log[1024] = {};
+    char log[2048] = {};
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
     error = std::string("shader compile failed: ") + log;
     glDeleteShader(shader);
@@ -60,107 +142,364 @@ GLuint compile(GLenum type, const char* source, std::string& error) {
   return shader;
 }
 
-}  // namespace
-
-Renderer::~Renderer() {
-  if (grid_vbo_) glDeleteBuffers(1, &grid_vbo_);
-  if (grid_vao_) glDeleteVertexArrays(1, &grid_vao_);
-  if (program_) glDeleteProgram(program_);
-}
-
-bool Renderer::init(std::string& error) {
-  const GLuint vs = compile(GL_VERTEX_SHADER, kLineVertex, error);
-  if (!vs) return false;
-  const GLuint fs = compile(GL_FRAGMENT_SHADER, kLineFragment, error);
+GLuint link(const std::string& vs_source, const std::string& fs_source, std::string& error) {
+  const GLuint vs = compile(GL_VERTEX_SHADER, vs_source, error);
+  if (!vs) return 0;
+  const GLuint fs = compile(GL_FRAGMENT_SHADER, fs_source, error);
   if (!fs) {
     glDeleteShader(vs);
-    return false;
+    return 0;
   }
-  program_ = glCreateProgram();
-  glAttachShader(program_, vs);
-  glAttachShader(program_, fs);
-  glLinkProgram(program_);
+  GLuint program = glCreateProgram();
+  glAttachShader(program, vs);
+  glAttachShader(program, fs);
+  glLinkProgram(program);
   glDeleteShader(vs);
   glDeleteShader(fs);
   GLint ok = GL_FALSE;
-  glGetProgramiv(program_, GL_LINK_STATUS, &ok);
+  glGetProgramiv(program, GL_LINK_STATUS, &ok);
   if (!ok) {
-    char log[1024] = {};
-    glGetProgramInfoLog(program_, sizeof log, nullptr, log);
+    char log[2048] = {};
+    glGetProgramInfoLog(program, sizeof log, nullptr, log);
     error = std::string("shader link failed: ") + log;
-    return false;
+    glDeleteProgram(program);
+    return 0;
   }
-  u_view_projection_ = glGetUniformLocation(program_, "u_view_projection");
-  u_offset_ = glGetUniformLocation(program_, "u_offset");
+  return program;
+}
+
+std::string fragment(const char* body) {
+  return std::string("#version 300 es\nprecision highp float;\nprecision highp int;\n") + kCommonFragment + body;
+}
+
+GLint loc(GLuint program, const char* name) { return glGetUniformLocation(program, name); }
+
+struct StaticVertex {  // 32 bytes, interleaved
+  glm::vec3 position;
+  glm::vec3 normal;
+  std::uint32_t color;
+  std::uint32_t object;
+};
+
+void static_layout() {
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(StaticVertex), reinterpret_cast<void*>(0));
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(StaticVertex), reinterpret_cast<void*>(12));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(StaticVertex), reinterpret_cast<void*>(24));
+  glEnableVertexAttribArray(3);
+  glVertexAttribIPointer(3, 1, GL_UNSIGNED_INT, sizeof(StaticVertex), reinterpret_cast<void*>(28));
+}
+
+glm::vec4 unpack_rgba(std::uint32_t c) {
+  return {(c & 255u) / 255.0f, ((c >> 8) & 255u) / 255.0f, ((c >> 16) & 255u) / 255.0f, ((c >> 24) & 255u) / 255.0f};
+}
+
+}  // namespace
+
+Renderer::~Renderer() {
+  release_scene();
+  if (grid_vbo_) glDeleteBuffers(1, &grid_vbo_);
+  if (grid_vao_) glDeleteVertexArrays(1, &grid_vao_);
+  if (instance_vbo_) glDeleteBuffers(1, &instance_vbo_);
+  if (sky_vao_) glDeleteVertexArrays(1, &sky_vao_);
+  if (pick_fbo_) glDeleteFramebuffers(1, &pick_fbo_);
+  if (pick_color_) glDeleteRenderbuffers(1, &pick_color_);
+  if (pick_depth_) glDeleteRenderbuffers(1, &pick_depth_);
+  for (GLuint p : {static_program_, instanced_program_, sky_program_})
+    if (p) glDeleteProgram(p);
+}
+
+bool Renderer::init(std::string& error) {
+  static_program_ = link(kStaticVertex, fragment(kStaticFragment), error);
+  if (!static_program_) return false;
+  instanced_program_ = link(kInstancedVertex, fragment(kInstancedFragment), error);
+  if (!instanced_program_) return false;
+  sky_program_ = link(kSkyVertex, kSkyFragment, error);
+  if (!sky_program_) return false;
+  glGenVertexArrays(1, &sky_vao_);
+  glGenBuffers(1, &instance_vbo_);
   build_grid();
   glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LEQUAL);
   return true;
 }
 
 void Renderer::build_grid() {
-  struct Vertex {
-    float x, y, z, r, g, b;
-  };
-  std::vector<Vertex> v;
-  // Lines are cut into short segments: SwiftShader (headless Chromium's WebGL) drops a whole line
-  // whose far end lies behind the eye instead of clipping it, which blanked the grid near the camera.
-  auto line = [&v](glm::vec3 a, glm::vec3 b, glm::vec3 c) {
-    const int pieces = std::max(1, static_cast<int>(glm::length(b - a) / kGridSegment));
+  // The ground grid (shown when there is no scene): 10 m lines over ±1 km, cut into 20 m pieces
+  // because SwiftShader drops a whole line whose far end lies behind the eye.
+  std::vector<StaticVertex> v;
+  auto line = [&v](glm::vec3 a, glm::vec3 b, std::uint32_t c) {
+    const int pieces = std::max(1, static_cast<int>(glm::length(b - a) / 20.0f));
     for (int k = 0; k < pieces; ++k) {
-      const glm::vec3 p0 = a + (b - a) * (static_cast<float>(k) / static_cast<float>(pieces));
-      const glm::vec3 p1 = a + (b - a) * (static_cast<float>(k + 1) / static_cast<float>(pieces));
-      v.push_back({p0.x, p0.y, p0.z, c.r, c.g, c.b});
-      v.push_back({p1.x, p1.y, p1.z, c.r, c.g, c.b});
+      v.push_back({a + (b - a) * (static_cast<float>(k) / static_cast<float>(pieces)), {0, 1, 0}, c, scene::kNoObject});
+      v.push_back({a + (b - a) * (static_cast<float>(k + 1) / static_cast<float>(pieces)), {0, 1, 0}, c, scene::kNoObject});
     }
   };
-  const glm::vec3 minor(0.36f, 0.40f, 0.44f);
-  const glm::vec3 major(0.62f, 0.66f, 0.70f);
-  const float e = kGridHalfExtent;
-  const int lines = static_cast<int>(e / kGridStep);
-  for (int i = -lines; i <= lines; ++i) {
-    if (i == 0) continue;  // the axes take the centre lines
-    const float t = static_cast<float>(i) * kGridStep;
-    const glm::vec3 c = std::fmod(std::fabs(t), kGridMajorEvery) == 0.0f ? major : minor;
+  const std::uint32_t minor = scene::rgba(0.45f, 0.50f, 0.55f), major = scene::rgba(0.70f, 0.74f, 0.78f);
+  const float e = 1000.0f;
+  for (int i = -100; i <= 100; ++i) {
+    if (i == 0) continue;
+    const float t = static_cast<float>(i) * 10.0f;
+    const std::uint32_t c = i % 10 == 0 ? major : minor;
     line({t, 0, -e}, {t, 0, e}, c);
     line({-e, 0, t}, {e, 0, t}, c);
   }
-  // Axes: X red, Y (up) green, Z blue, brighter on the positive side; lifted a hair above the
-  // grid so they win the depth test.
-  const float lift = 0.02f;
-  line({-e, lift, 0}, {0, lift, 0}, {0.55f, 0.2f, 0.2f});
-  line({0, lift, 0}, {e, lift, 0}, {1.0f, 0.25f, 0.25f});
-  line({0, 0, 0}, {0, 200.0f, 0}, {0.3f, 1.0f, 0.35f});
-  line({0, lift, -e}, {0, lift, 0}, {0.2f, 0.3f, 0.6f});
-  line({0, lift, 0}, {0, lift, e}, {0.3f, 0.5f, 1.0f});
-  grid_vertex_count_ = static_cast<int>(v.size());
-
+  line({-e, 0.02f, 0}, {0, 0.02f, 0}, scene::rgba(0.55f, 0.2f, 0.2f));
+  line({0, 0.02f, 0}, {e, 0.02f, 0}, scene::rgba(1.0f, 0.25f, 0.25f));
+  line({0, 0, 0}, {0, 200, 0}, scene::rgba(0.3f, 1.0f, 0.35f));
+  line({0, 0.02f, -e}, {0, 0.02f, 0}, scene::rgba(0.2f, 0.3f, 0.6f));
+  line({0, 0.02f, 0}, {0, 0.02f, e}, scene::rgba(0.3f, 0.5f, 1.0f));
+  grid_count_ = static_cast<int>(v.size());
   glGenVertexArrays(1, &grid_vao_);
   glBindVertexArray(grid_vao_);
   glGenBuffers(1, &grid_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, grid_vbo_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(v.size() * sizeof(Vertex)), v.data(), GL_STATIC_DRAW);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex), nullptr);
-  glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<void*>(3 * sizeof(float)));
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(v.size() * sizeof(StaticVertex)), v.data(), GL_STATIC_DRAW);
+  static_layout();
+  glBindVertexArray(0);
+}
+
+void Renderer::release_scene() {
+  for (auto& list : section_batches_)
+    for (GpuBatch& b : list) {
+      glDeleteBuffers(1, &b.vbo);
+      glDeleteVertexArrays(1, &b.vao);
+    }
+  section_batches_.clear();
+  for (GpuMesh& m : meshes_) {
+    glDeleteBuffers(1, &m.vbo);
+    glDeleteBuffers(1, &m.ibo);
+    glDeleteVertexArrays(1, &m.vao);
+  }
+  meshes_.clear();
+  scene_bytes_ = 0;
+  scene_ = nullptr;
+  prepared_ = {};
+}
+
+void Renderer::set_scene(const scene::Scene* scene) {
+  release_scene();
+  highlight_ = scene::kNoObject;
+  if (!scene) return;
+  scene_ = scene;
+  prepare(*scene, prepared_);
+  std::vector<StaticVertex> staging;
+  section_batches_.resize(scene->sections.size());
+  for (std::size_t s = 0; s < scene->sections.size(); ++s) {
+    for (const scene::Batch& b : scene->sections[s].batches) {
+      if (b.positions.empty()) continue;
+      staging.resize(b.positions.size());
+      for (std::size_t i = 0; i < b.positions.size(); ++i)
+        staging[i] = {b.positions[i], i < b.normals.size() ? b.normals[i] : glm::vec3(0, 1, 0),
+                      i < b.colors.size() ? b.colors[i] : 0xFFFFFFFFu, i < b.objects.size() ? b.objects[i] : scene::kNoObject};
+      GpuBatch g;
+      g.count = static_cast<int>(staging.size());
+      g.lines = b.primitive == scene::Batch::Primitive::lines;
+      glGenVertexArrays(1, &g.vao);
+      glBindVertexArray(g.vao);
+      glGenBuffers(1, &g.vbo);
+      glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+      glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(staging.size() * sizeof(StaticVertex)), staging.data(),
+                   GL_STATIC_DRAW);
+      static_layout();
+      scene_bytes_ += staging.size() * sizeof(StaticVertex);
+      section_batches_[s].push_back(g);
+    }
+  }
+  for (const scene::Mesh& m : scene->meshes) {
+    GpuMesh g;
+    g.color = unpack_rgba(m.color);
+    g.index_count = static_cast<int>(m.indices.size());
+    std::vector<float> interleaved;
+    interleaved.reserve(m.positions.size() * 6);
+    for (std::size_t i = 0; i < m.positions.size(); ++i) {
+      const glm::vec3 n = i < m.normals.size() ? m.normals[i] : glm::vec3(0, 1, 0);
+      interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z});
+    }
+    glGenVertexArrays(1, &g.vao);
+    glBindVertexArray(g.vao);
+    glGenBuffers(1, &g.vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(interleaved.size() * sizeof(float)), interleaved.data(),
+                 GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 24, reinterpret_cast<void*>(0));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 24, reinterpret_cast<void*>(12));
+    glGenBuffers(1, &g.ibo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(m.indices.size() * 4), m.indices.data(), GL_STATIC_DRAW);
+    // Instance attributes come from the shared per-frame buffer (bound at draw time).
+    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+    for (GLuint a = 4; a <= 7; ++a) {
+      glEnableVertexAttribArray(a);
+      glVertexAttribDivisor(a, 1);
+    }
+    scene_bytes_ += interleaved.size() * sizeof(float) + m.indices.size() * 4;
+    meshes_.push_back(g);
+  }
+  glBindVertexArray(0);
+}
+
+void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
+  const int mode = ids ? 1 : 0;
+  // Static batches of the visible sections.
+  glUseProgram(static_program_);
+  glUniformMatrix4fv(loc(static_program_, "u_view_projection"), 1, GL_FALSE, glm::value_ptr(camera.view_projection));
+  glUniform3fv(loc(static_program_, "u_light_dir"), 1, glm::value_ptr(kLightDir));
+  glUniform3fv(loc(static_program_, "u_fog_color"), 1, glm::value_ptr(kFogColor));
+  glUniform2f(loc(static_program_, "u_fog"), static_cast<float>(settings_.draw_distance * 0.45),
+              static_cast<float>(settings_.draw_distance));
+  glUniform1i(loc(static_program_, "u_mode"), mode);
+  glUniform1ui(loc(static_program_, "u_highlight"), highlight_);
+  const GLint u_offset = loc(static_program_, "u_offset"), u_lit = loc(static_program_, "u_lit");
+  if (grid_ && (!scene_ || scene_->sections.empty()) && !ids) {
+    const glm::vec3 offset(-camera.eye);
+    glUniform3fv(u_offset, 1, glm::value_ptr(offset));
+    glUniform1f(u_lit, 0.0f);
+    glBindVertexArray(grid_vao_);
+    glDrawArrays(GL_LINES, 0, grid_count_);
+    ++stats_.draw_calls;
+  }
+  if (scene_) {
+    for (std::uint32_t s : plan_.sections) {
+      const glm::vec3 offset(scene_->sections[s].origin - camera.eye);
+      glUniform3fv(u_offset, 1, glm::value_ptr(offset));
+      for (const GpuBatch& b : section_batches_[s]) {
+        glUniform1f(u_lit, b.lines ? 0.0f : 1.0f);
+        glBindVertexArray(b.vao);
+        glDrawArrays(b.lines ? GL_LINES : GL_TRIANGLES, 0, b.count);
+        ++stats_.draw_calls;
+      }
+    }
+  }
+  // One instanced draw per mesh with visible instances.
+  if (scene_ && !plan_.instances.empty()) {
+    glUseProgram(instanced_program_);
+    glUniformMatrix4fv(loc(instanced_program_, "u_view_projection"), 1, GL_FALSE, glm::value_ptr(camera.view_projection));
+    glUniform3fv(loc(instanced_program_, "u_light_dir"), 1, glm::value_ptr(kLightDir));
+    glUniform3fv(loc(instanced_program_, "u_fog_color"), 1, glm::value_ptr(kFogColor));
+    glUniform2f(loc(instanced_program_, "u_fog"), static_cast<float>(settings_.draw_distance * 0.45),
+                static_cast<float>(settings_.draw_distance));
+    glUniform1i(loc(instanced_program_, "u_mode"), mode);
+    glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
+    const GLint u_color = loc(instanced_program_, "u_color");
+    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+    for (std::size_t m = 0; m < meshes_.size(); ++m) {
+      const std::uint32_t count = plan_.mesh_count[m];
+      if (!count) continue;
+      glBindVertexArray(meshes_[m].vao);
+      const std::size_t base = plan_.mesh_first[m] * sizeof(InstanceGpu);
+      for (GLuint r = 0; r < 3; ++r)
+        glVertexAttribPointer(4 + r, 4, GL_FLOAT, GL_FALSE, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 16 * r));
+      glVertexAttribIPointer(7, 1, GL_UNSIGNED_INT, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 48));
+      glUniform3fv(u_color, 1, glm::value_ptr(glm::vec3(meshes_[m].color)));
+      glDrawElementsInstanced(GL_TRIANGLES, meshes_[m].index_count, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(count));
+      ++stats_.draw_calls;
+    }
+  }
   glBindVertexArray(0);
 }
 
 void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_ = {};
-  glViewport(0, 0, width, height);
-  glClearColor(0.55f, 0.66f, 0.78f, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  const auto started = std::chrono::steady_clock::now();
+  if (scene_) {
+    plan_frame(prepared_, camera, settings_, plan_);
+    // One upload for all meshes' instances; each mesh draws from its own range.
+    const std::size_t bytes = plan_.instances.size() * sizeof(InstanceGpu);
+    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+    if (bytes > instance_capacity_) {
+      instance_capacity_ = std::max(bytes, instance_capacity_ * 2);
+      glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_), nullptr, GL_DYNAMIC_DRAW);
+    }
+    if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
+  }
+  stats_.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 
-  glUseProgram(program_);
-  glUniformMatrix4fv(u_view_projection_, 1, GL_FALSE, glm::value_ptr(camera.view_projection));
-  const glm::vec3 offset(glm::dvec3(0.0) - camera.eye);  // grid is anchored at the world origin
-  glUniform3f(u_offset_, offset.x, offset.y, offset.z);
-  glBindVertexArray(grid_vao_);
-  glDrawArrays(GL_LINES, 0, grid_vertex_count_);
-  glBindVertexArray(0);
-  stats_.draw_calls += 1;
-  stats_.line_vertices += static_cast<std::uint32_t>(grid_vertex_count_);
+  glViewport(0, 0, width, height);
+  glClearColor(kFogColor.r, kFogColor.g, kFogColor.b, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  // Sky first, at the far plane, without writing depth.
+  glDepthMask(GL_FALSE);
+  glUseProgram(sky_program_);
+  const glm::mat4 inverse = glm::inverse(camera.view_projection);
+  glUniformMatrix4fv(loc(sky_program_, "u_inverse_view_projection"), 1, GL_FALSE, glm::value_ptr(inverse));
+  glUniform3fv(loc(sky_program_, "u_fog_color"), 1, glm::value_ptr(kFogColor));
+  glBindVertexArray(sky_vao_);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  ++stats_.draw_calls;
+  glDepthMask(GL_TRUE);
+
+  draw_scene(camera, false);
+
+  stats_.instances = plan_.instances.size();
+  stats_.triangles = plan_.triangles;
+  stats_.sections_drawn = static_cast<std::uint32_t>(plan_.sections.size());
+  stats_.sections_total = scene_ ? static_cast<std::uint32_t>(scene_->sections.size()) : 0;
+  stats_.meshes_drawn = plan_.meshes_drawn;
+  stats_.gpu_bytes = scene_bytes_ + instance_capacity_;
+}
+
+std::uint32_t Renderer::pick(const CameraMatrices& camera, int width, int height, int x, int y, int radius) {
+  if (!scene_ || width <= 0 || height <= 0) return scene::kNoObject;
+  if (!pick_fbo_ || pick_w_ != width || pick_h_ != height) {
+    if (!pick_fbo_) {
+      glGenFramebuffers(1, &pick_fbo_);
+      glGenRenderbuffers(1, &pick_color_);
+      glGenRenderbuffers(1, &pick_depth_);
+    }
+    glBindRenderbuffer(GL_RENDERBUFFER, pick_color_);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glBindRenderbuffer(GL_RENDERBUFFER, pick_depth_);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, pick_fbo_);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, pick_color_);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, pick_depth_);
+    pick_w_ = width;
+    pick_h_ = height;
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, pick_fbo_);
+  glViewport(0, 0, width, height);
+  glClearColor(0, 0, 0, 0);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  const FrameStats keep = stats_;
+  plan_frame(prepared_, camera, settings_, plan_);
+  const std::size_t bytes = plan_.instances.size() * sizeof(InstanceGpu);
+  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+  if (bytes > instance_capacity_) {
+    instance_capacity_ = bytes;
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_DRAW);
+  }
+  if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
+  draw_scene(camera, true);
+  stats_ = keep;
+
+  // Read a small square around the cursor and take the nearest hit: lines are one pixel wide.
+  const int x0 = std::clamp(x - radius, 0, width - 1), x1 = std::clamp(x + radius, 0, width - 1);
+  const int gy = height - 1 - y;
+  const int y0 = std::clamp(gy - radius, 0, height - 1), y1 = std::clamp(gy + radius, 0, height - 1);
+  const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+  std::vector<std::uint8_t> pixels(static_cast<std::size_t>(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(x0, y0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  std::uint32_t best = scene::kNoObject;
+  int best_d = 1 << 30;
+  for (int j = 0; j < h; ++j)
+    for (int i = 0; i < w; ++i) {
+      const std::uint8_t* p = &pixels[(static_cast<std::size_t>(j) * w + i) * 4];
+      const std::uint32_t id = p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+      if (!id) continue;
+      const int dx = x0 + i - x, dy = y0 + j - gy, d = dx * dx + dy * dy;
+      if (d < best_d) {
+        best_d = d;
+        best = id - 1;
+      }
+    }
+  return best;
 }
 
 }  // namespace sceneria

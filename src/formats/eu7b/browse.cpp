@@ -21,14 +21,14 @@ struct KindInfo {
   std::uint32_t chunk;
 };
 constexpr KindInfo kKinds[] = {
-    {"includes", "Includes", chunk::INCL},     {"tracks", "Tracks", chunk::TRAK},
-    {"traction", "Traction", chunk::TRAC},     {"power", "Power sources", chunk::PWRS},
-    {"shapes", "Shapes", chunk::MESH},         {"lines", "Lines", chunk::LINE},
-    {"models", "Models (MODL)", chunk::MODL},  {"memcells", "Memory cells", chunk::MEMC},
+    {"tracks", "Tracks", chunk::TRAK},         {"traction", "Traction", chunk::TRAC},
+    {"models", "Models (MODL)", chunk::MODL},  {"shapes", "Shapes", chunk::MESH},
+    {"lines", "Lines", chunk::LINE},           {"terrain", "Terrain batches", chunk::TERR},
+    {"events", "Events", chunk::EVNT},         {"memcells", "Memory cells", chunk::MEMC},
     {"launchers", "Event launchers", chunk::LAUN}, {"dynamics", "Vehicles", chunk::DYNM},
-    {"sounds", "Sounds", chunk::SOND},         {"trainsets", "Trainsets", chunk::TRSE},
-    {"events", "Events", chunk::EVNT},         {"prototypes", "Prototypes", chunk::PROT},
-    {"sections", "PACK sections", chunk::PIDX}, {"terrain", "Terrain batches", chunk::TERR},
+    {"trainsets", "Trainsets", chunk::TRSE},   {"sounds", "Sounds", chunk::SOND},
+    {"power", "Power sources", chunk::PWRS},   {"prototypes", "Prototypes", chunk::PROT},
+    {"sections", "PACK sections", chunk::PIDX}, {"includes", "Includes", chunk::INCL},
 };
 
 const char* const kTrackTypes[] = {"unknown", "normal", "switch", "table", "cross", "tributary"};
@@ -202,6 +202,30 @@ ojson RecordBrowser::rows(std::string_view kind, std::uint64_t first, std::uint6
         row(base, node_name(module_, r.node), fmt::format("{:.0f} V", r.nominal_voltage));
     }
   });
+  return out;
+}
+
+ojson RecordBrowser::search(std::string_view kind, std::string_view query, std::uint64_t limit) const {
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string needle = lower(query);
+  ojson out = ojson::array();
+  std::uint64_t total = 0;
+  for (const RecordKind& k : kinds())
+    if (k.id == kind) total = k.count;
+  constexpr std::uint64_t kPage = kMaxRowsPerCall;
+  for (std::uint64_t first = 0; first < total && out.size() < limit; first += kPage) {
+    for (auto& row : rows(kind, first, kPage)) {
+      if (lower(row["name"].get<std::string>()).find(needle) == std::string::npos &&
+          lower(row["detail"].get<std::string>()).find(needle) == std::string::npos)
+        continue;
+      out.push_back(std::move(row));
+      if (out.size() >= limit) break;
+    }
+  }
   return out;
 }
 

@@ -27,6 +27,8 @@ class RecordBrowser {
   std::vector<RecordKind> kinds() const;
   // [{"i": index, "name": "...", "detail": "..."}, ...] for `count` rows from `first`.
   nlohmann::ordered_json rows(std::string_view kind, std::uint64_t first, std::uint64_t count) const;
+  // Rows of `kind` whose name or detail contains `query` (case-insensitive), at most `limit`.
+  nlohmann::ordered_json search(std::string_view kind, std::string_view query, std::uint64_t limit) const;
   // Every field of one record (strings as text), or null if out of range.
   nlohmann::ordered_json record(std::string_view kind, std::uint64_t index) const;
 

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "scene/serialize.hpp"
+
 namespace sceneria {
 
 namespace {
@@ -53,9 +55,82 @@ bool WebViewer::start(std::string& error) {
   }
   SDL_GL_MakeCurrent(window_, gl_context_);
   if (!renderer_.init(error)) return false;
+  rig_.orbit().target = {0, 0, 0};
+  rig_.orbit().distance = 180;
   sync_canvas_size();
+  last_time_ = emscripten_get_now();
   emscripten_set_main_loop_arg(loop_trampoline, this, 0, 0);
   return true;
+}
+
+bool WebViewer::load_scene(std::span<const std::uint8_t> bytes, std::string& error) {
+  auto scene = scene::deserialize(bytes);
+  if (!scene) {
+    error = scene.error().describe();
+    return false;
+  }
+  renderer_.set_scene(nullptr);
+  scene_ = std::make_unique<scene::Scene>(std::move(scene).value());
+  objects_by_kind_.assign(scene_->kinds.size(), {});
+  for (std::uint32_t id = 0; id < scene_->objects.size(); ++id) {
+    const scene::Object& o = scene_->objects[id];
+    if (o.kind < objects_by_kind_.size()) objects_by_kind_[o.kind].push_back(id);
+  }
+  // Within a kind, objects are created in index order; keep it sorted for lookups.
+  for (auto& ids : objects_by_kind_)
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return scene_->objects[a].index < scene_->objects[b].index; });
+  renderer_.set_scene(scene_.get());
+  frame_start();
+  return true;
+}
+
+void WebViewer::frame_start() {
+  if (!scene_ || scene_->sections.empty()) return;
+  // A whole big scenery from afar is only fog and no models: start at the beginning of its first
+  // track instead, close enough to see the line and what stands beside it.
+  const double size = glm::length(scene_->bounds_max - scene_->bounds_min);
+  if (size > 8000.0 && !scene_->tracks.empty()) rig_.look_at(scene_->tracks.front().p[0], 350.0);
+  else rig_.frame(scene_->bounds_min, scene_->bounds_max);
+}
+
+void WebViewer::clear_scene() {
+  renderer_.set_scene(nullptr);
+  scene_.reset();
+  objects_by_kind_.clear();
+}
+
+std::uint32_t WebViewer::pick(int x, int y) {
+  const std::uint32_t id = renderer_.pick(rig_.matrices(width_, height_), width_, height_, x, y);
+  renderer_.set_highlight(id);
+  return id;
+}
+
+void WebViewer::select(std::uint32_t object) { renderer_.set_highlight(object); }
+
+std::uint32_t WebViewer::find_object(const std::string& kind, std::uint64_t index) const {
+  if (!scene_) return scene::kNoObject;
+  for (std::size_t k = 0; k < scene_->kinds.size(); ++k) {
+    if (scene_->kinds[k] != kind) continue;
+    const auto& ids = objects_by_kind_[k];
+    auto it = std::lower_bound(ids.begin(), ids.end(), index,
+                               [&](std::uint32_t id, std::uint64_t i) { return scene_->objects[id].index < i; });
+    if (it != ids.end() && scene_->objects[*it].index == index) return *it;
+  }
+  return scene::kNoObject;
+}
+
+void WebViewer::go_to(std::uint32_t object) {
+  if (!scene_ || object >= scene_->objects.size()) return;
+  rig_.look_at(scene_->objects[object].anchor, 60.0);
+  renderer_.set_highlight(object);
+}
+
+bool WebViewer::drive_from(std::uint32_t object) {
+  if (!scene_) return false;
+  for (std::size_t c = 0; c < scene_->tracks.size(); ++c)
+    if (scene_->tracks[c].object == object) return rig_.drive(*scene_, static_cast<int>(c));
+  return false;
 }
 
 void WebViewer::sync_canvas_size() {
@@ -75,21 +150,18 @@ void WebViewer::handle_events() {
   while (SDL_PollEvent(&e)) {
     switch (e.type) {
       case SDL_MOUSEBUTTONDOWN:
-        dragging_ = true;
         drag_button_ = e.button.button;
         break;
       case SDL_MOUSEBUTTONUP:
-        dragging_ = false;
+        drag_button_ = 0;
         break;
       case SDL_MOUSEMOTION:
-        if (!dragging_) break;
-        if (drag_button_ == SDL_BUTTON_LEFT && !(SDL_GetModState() & KMOD_SHIFT))
-          camera_.orbit(e.motion.xrel, e.motion.yrel);
-        else
-          camera_.pan(e.motion.xrel, e.motion.yrel, height_);
+        if (!drag_button_) break;
+        if (drag_button_ == SDL_BUTTON_LEFT && !(SDL_GetModState() & KMOD_SHIFT)) rig_.drag(e.motion.xrel, e.motion.yrel);
+        else rig_.pan(e.motion.xrel, e.motion.yrel, height_);
         break;
       case SDL_MOUSEWHEEL:
-        camera_.zoom(e.wheel.y > 0 ? 1.0 : (e.wheel.y < 0 ? -1.0 : 0.0));
+        rig_.wheel(e.wheel.y > 0 ? 1.0 : (e.wheel.y < 0 ? -1.0 : 0.0));
         break;
       default:
         break;
@@ -99,10 +171,29 @@ void WebViewer::handle_events() {
 
 void WebViewer::frame() {
   if (!window_) return;
+  const double now = emscripten_get_now();
+  const double dt = std::clamp((now - last_time_) / 1000.0, 0.0, 0.25);
+  last_time_ = now;
   handle_events();
+  const Uint8* keys = SDL_GetKeyboardState(nullptr);
+  MoveInput in;
+  in.forward = keys[SDL_SCANCODE_W] || keys[SDL_SCANCODE_UP];
+  in.back = keys[SDL_SCANCODE_S] || keys[SDL_SCANCODE_DOWN];
+  in.left = keys[SDL_SCANCODE_A] || keys[SDL_SCANCODE_LEFT];
+  in.right = keys[SDL_SCANCODE_D] || keys[SDL_SCANCODE_RIGHT];
+  in.up = keys[SDL_SCANCODE_E];
+  in.down = keys[SDL_SCANCODE_Q];
+  in.fast = keys[SDL_SCANCODE_LSHIFT] || keys[SDL_SCANCODE_RSHIFT];
+  rig_.update(dt, in);
   sync_canvas_size();
-  renderer_.draw_frame(camera_.matrices(width_, height_), width_, height_);
+  // Fog and drawing distance follow the zoom: a wide view sees far, a close one stays sharp.
+  renderer_.settings().draw_distance =
+      std::max(draw_distance_, rig_.mode() == CameraMode::orbit ? rig_.orbit().distance * 3.0 : 0.0);
+  renderer_.draw_frame(rig_.matrices(width_, height_), width_, height_);
   ++frames_;
+  const double took = emscripten_get_now() - now;
+  frame_ms_ = frame_ms_ == 0 ? took : frame_ms_ * 0.9 + took * 0.1;
+  if (dt > 0) fps_ = fps_ == 0 ? 1.0 / dt : fps_ * 0.9 + (1.0 / dt) * 0.1;
 }
 
 std::vector<std::uint8_t> WebViewer::read_pixels(int x, int y, int w, int h) {
@@ -125,7 +216,7 @@ std::vector<std::uint8_t> WebViewer::read_pixels(int x, int y, int w, int h) {
 }
 
 bool WebViewer::project(const glm::dvec3& world, glm::dvec2& out) const {
-  return project_to_window(camera_.matrices(width_, height_), world, width_, height_, out);
+  return project_to_window(rig_.matrices(width_, height_), world, width_, height_, out);
 }
 
 }  // namespace sceneria

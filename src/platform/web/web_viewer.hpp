@@ -3,13 +3,15 @@
 // the GL context; the render loop runs in C++ via emscripten_set_main_loop.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <glm/glm.hpp>
 
-#include "render/camera.hpp"
+#include "render/camera_rig.hpp"
 #include "render/renderer.hpp"
+#include "scene/scene.hpp"
 
 struct SDL_Window;
 
@@ -24,19 +26,40 @@ class WebViewer {
 
   // Creates the window/context on the page's canvas and starts the render loop.
   bool start(std::string& error);
-  // One frame: events, resize, draw. Called by the loop; also callable directly because headless
-  // browsers may deliver no animation frames.
+  // One frame: events, movement, resize, draw. Called by the loop; also callable directly because
+  // headless browsers may deliver no animation frames.
   void frame();
   // Renders a frame and reads back pixels in the same frame (SDL's EGL context has no
   // preserveDrawingBuffer, so JS readPixels after compositing would see black). Rows top-down, RGBA.
   std::vector<std::uint8_t> read_pixels(int x, int y, int w, int h);
   bool project(const glm::dvec3& world, glm::dvec2& out) const;
 
+  // Replaces the scene (a serialized scene::Scene) and frames it; false with a message if bad.
+  bool load_scene(std::span<const std::uint8_t> bytes, std::string& error);
+  void clear_scene();
+  void frame_start();
+  void set_grid(bool on) { renderer_.set_grid(on); }  // the start view: framing the content, or the line's start for big sceneries
+  void set_distances(double draw, double models) {
+    draw_distance_ = draw;
+    renderer_.settings().model_distance = models;
+  }
+  const scene::Scene* scene() const { return scene_.get(); }
+  // The object under a canvas pixel, or scene::kNoObject; highlights it.
+  std::uint32_t pick(int x, int y);
+  void select(std::uint32_t object);
+  // The object for a (kind, index) of the document, or kNoObject.
+  std::uint32_t find_object(const std::string& kind, std::uint64_t index) const;
+  void go_to(std::uint32_t object);
+  bool drive_from(std::uint32_t object);  // starts drive mode on the track of `object`
+
   int width() const { return width_; }
   int height() const { return height_; }
   std::uint64_t frames() const { return frames_; }
+  double fps() const { return fps_; }
+  double frame_ms() const { return frame_ms_; }
   const FrameStats& stats() const { return renderer_.stats(); }
-  OrbitCamera& camera() { return camera_; }
+  CameraRig& camera() { return rig_; }
+
 
  private:
   void handle_events();
@@ -45,12 +68,15 @@ class WebViewer {
   SDL_Window* window_ = nullptr;
   void* gl_context_ = nullptr;
   Renderer renderer_;
-  OrbitCamera camera_;
+  CameraRig rig_;
+  std::unique_ptr<scene::Scene> scene_;
+  std::vector<std::vector<std::uint32_t>> objects_by_kind_;  // per kind: object ids by index
   int width_ = 0;
   int height_ = 0;
   std::uint64_t frames_ = 0;
-  bool dragging_ = false;
+  double last_time_ = 0, fps_ = 0, frame_ms_ = 0;
   int drag_button_ = 0;
+  double draw_distance_ = 6000.0;
 };
 
 }  // namespace sceneria

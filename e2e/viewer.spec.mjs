@@ -156,3 +156,40 @@ test('names containing HTML are shown as text in the outliner and the inspector'
   expect(await page.locator('#panel img').count()).toBe(0);
   expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
 });
+
+test('stats overlay, screenshot, help and camera modes', async ({ page }) => {
+  await openViewer(page);
+  await page.waitForFunction(() => window.sceneria.viewer.stats().objects > 5000);
+  await page.click('#toggle-stats');
+  await expect(page.locator('#stats')).toContainText('draw calls');
+  await expect(page.locator('#stats')).toContainText(/sections\s+\d+ drawn of 1\d/);
+  await expect(page.locator('#stats')).toContainText('camera      orbit');
+  // The screenshot is the rendered view as a PNG, not a blank canvas.
+  const download = page.waitForEvent('download');
+  await page.click('#screenshot');
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/^sceneria-.*\.png$/);
+  const png = await page.evaluate(() => window.sceneria.screenshot());
+  const bytes = Buffer.from(png.split(',')[1], 'base64');
+  expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+  expect(bytes.length).toBeGreaterThan(20_000);  // a flat colour would compress to a few KB
+  await page.keyboard.press('h');
+  await expect(page.locator('#help')).toBeVisible();
+  await page.keyboard.press('h');
+  await expect(page.locator('#help')).toBeHidden();
+  // Fly: W moves the eye forward along the view.
+  await page.click('#mode-fly');
+  await expect(page.locator('#mode-fly')).toHaveClass(/active/);
+  const before = await page.evaluate(() => window.sceneria.viewer.camera());
+  await page.locator('#canvas').focus();
+  await page.keyboard.down('w');
+  await page.waitForTimeout(600);
+  await page.keyboard.up('w');
+  const after = await page.evaluate(() => window.sceneria.viewer.camera());
+  expect(after.mode).toBe('fly');
+  const d = [0, 1, 2].map((k) => after.eye[k] - before.eye[k]);
+  const along = d[0] * before.forward[0] + d[1] * before.forward[1] + d[2] * before.forward[2];
+  expect(along).toBeGreaterThan(5);
+  await page.keyboard.press('1');
+  await expect(page.locator('#mode-orbit')).toHaveClass(/active/);
+});

@@ -139,3 +139,36 @@ TEST(CameraRig, FlyMovesAlongTheViewAndModesKeepTheEye) {
 
 }  // namespace
 }  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+// At the edge of the 500 km EU07 grid, camera-relative planning keeps centimetres: an instance 10 m in
+// front of the eye is 10 m away in the packed buffer, not 10 m plus float rounding of 250 km.
+TEST(FramePlan, PrecisionHoldsAtTheEdgeOfTheGrid) {
+  scene::Scene s;
+  s.meshes.push_back({});
+  s.meshes[0].positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  s.meshes[0].indices = {0, 1, 2};
+  const glm::dvec3 far_away(249'000.123, 12.0, -249'000.456);
+  scene::Section& sec = s.section_at(far_away);
+  sec.instances.push_back({glm::vec3(far_away - sec.origin), {}, glm::vec3(1.0f), 0, 0.0f, 1e30f, 0});
+  s.finish();
+  PreparedScene prepared;
+  prepare(s, prepared);
+  OrbitCamera cam;
+  cam.target = far_away;
+  cam.distance = 10.0;
+  FramePlan plan;
+  plan_frame(prepared, cam.matrices(640, 480), {}, plan);
+  ASSERT_EQ(plan.instances.size(), 1u);
+  const glm::vec3 t(plan.instances[0].rows[0].w, plan.instances[0].rows[1].w, plan.instances[0].rows[2].w);
+  const glm::dvec3 expected = far_away - cam.eye();
+  EXPECT_LT(glm::length(glm::vec3(far_away - sec.origin)), 1500.0f);  // stored near its section origin
+  EXPECT_NEAR(t.x, expected.x, 0.001);
+  EXPECT_NEAR(t.y, expected.y, 0.001);
+  EXPECT_NEAR(t.z, expected.z, 0.001);
+}
+
+}  // namespace
+}  // namespace sceneria

@@ -17,9 +17,18 @@ std::uint32_t Scene::add_kind(const std::string& kind) {
   return static_cast<std::uint32_t>(kinds.size() - 1);
 }
 
-std::uint32_t Scene::add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor) {
-  objects.push_back({kind, index, anchor});
+std::uint32_t Scene::add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius) {
+  objects.push_back({kind, index, anchor, radius});
   return static_cast<std::uint32_t>(objects.size() - 1);
+}
+
+std::uint32_t Scene::add_material(const std::string& texture, std::uint32_t color, bool translucent) {
+  if (materials.empty()) materials.push_back({});
+  for (std::size_t i = 0; i < materials.size(); ++i)
+    if (materials[i].texture == texture && materials[i].color == color && materials[i].translucent == translucent)
+      return static_cast<std::uint32_t>(i);
+  materials.push_back({texture, color, translucent});
+  return static_cast<std::uint32_t>(materials.size() - 1);
 }
 
 Section& Scene::section_at(const glm::dvec3& world) {

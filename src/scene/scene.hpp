@@ -22,12 +22,26 @@ struct Object {
   std::uint32_t kind = 0;   // index into Scene::kinds
   std::uint64_t index = 0;  // record index in that list of the source document
   glm::dvec3 anchor{0.0};   // world position to fly to
+  float radius = 5.0f;      // rough size, for framing it
 };
 
-// Static geometry of one primitive type in one section (terrain, shapes, track ribbons, wires).
+// How a surface looks. Textures are referenced by name until texture loading arrives; the
+// renderer uses the colour (and vertex colours) meanwhile.
+struct Material {
+  std::string texture;                 // file name as the scenery gives it ("" = none)
+  std::uint32_t color = 0xFFFFFFFFu;   // RGBA8 (diffuse)
+  bool translucent = false;
+};
+
+// Static geometry of one primitive type and material in one section (terrain, shapes, track
+// ribbons, wires).
 struct Batch {
   enum class Primitive : std::uint8_t { triangles = 0, lines = 1 };
   Primitive primitive = Primitive::triangles;
+  // Index into Scene::materials. Batches merge all geometry of a primitive in a section (one draw
+  // each) and carry per-vertex colours, so a merged batch uses 0; materials that need their own
+  // draw (textures, translucency) will get their own batches when textures load.
+  std::uint32_t material = 0;
   std::vector<glm::vec3> positions;       // relative to the section origin
   std::vector<glm::vec3> normals;         // triangles only (same count as positions)
   std::vector<std::uint32_t> colors;      // RGBA8 per vertex
@@ -37,6 +51,7 @@ struct Batch {
 // A mesh drawn by instances. Until model files load, these are proxies (boxes coloured by file).
 struct Mesh {
   std::string name;  // e.g. the model file
+  std::uint32_t material = 0;  // index into Scene::materials
   std::vector<glm::vec3> positions;
   std::vector<glm::vec3> normals;
   std::vector<std::uint32_t> indices;
@@ -75,13 +90,16 @@ struct TrackCurve {
 struct Scene {
   std::vector<std::string> kinds;  // object kinds, e.g. "tracks", "pack_models"
   std::vector<Object> objects;
+  std::vector<Material> materials;  // [0] is the default
   std::vector<Mesh> meshes;
   std::vector<Section> sections;
   std::vector<TrackCurve> tracks;
   glm::dvec3 bounds_min{0.0}, bounds_max{0.0};  // world bounds of all content
 
   std::uint32_t add_kind(const std::string& kind);
-  std::uint32_t add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor);
+  std::uint32_t add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius = 5.0f);
+  // The material with these properties (deduplicated).
+  std::uint32_t add_material(const std::string& texture, std::uint32_t color, bool translucent);
   // The section containing a world point (created on demand).
   Section& section_at(const glm::dvec3& world);
   void finish();  // computes section and scene bounds; call once after building

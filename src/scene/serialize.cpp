@@ -62,9 +62,16 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   o.pod(static_cast<std::uint32_t>(s.kinds.size()));
   for (const auto& k : s.kinds) o.string(k);
   o.array(s.objects);
+  o.pod(static_cast<std::uint32_t>(s.materials.size()));
+  for (const Material& m : s.materials) {
+    o.string(m.texture);
+    o.pod(m.color);
+    o.pod(static_cast<std::uint8_t>(m.translucent));
+  }
   o.pod(static_cast<std::uint32_t>(s.meshes.size()));
   for (const Mesh& m : s.meshes) {
     o.string(m.name);
+    o.pod(m.material);
     o.array(m.positions);
     o.array(m.normals);
     o.array(m.indices);
@@ -82,6 +89,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
     o.pod(static_cast<std::uint32_t>(sec.batches.size()));
     for (const Batch& b : sec.batches) {
       o.pod(b.primitive);
+      o.pod(b.material);
       o.array(b.positions);
       o.array(b.normals);
       o.array(b.colors);
@@ -106,11 +114,22 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   s.kinds.resize(kinds);
   for (auto& k : s.kinds) in.string(k);
   in.array(s.objects);
+  const std::uint32_t materials = r.u32();
+  if (!r.check_count(materials, 9, "materials")) return r.error();
+  s.materials.resize(materials);
+  for (Material& m : s.materials) {
+    in.string(m.texture);
+    in.pod(m.color);
+    std::uint8_t translucent = 0;
+    in.pod(translucent);
+    m.translucent = translucent != 0;
+  }
   const std::uint32_t meshes = r.u32();
   if (!r.check_count(meshes, 4, "meshes")) return r.error();
   s.meshes.resize(meshes);
   for (Mesh& m : s.meshes) {
     in.string(m.name);
+    in.pod(m.material);
     in.array(m.positions);
     in.array(m.normals);
     in.array(m.indices);
@@ -134,6 +153,7 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
     sec.batches.resize(batches);
     for (Batch& b : sec.batches) {
       in.pod(b.primitive);
+      in.pod(b.material);
       in.array(b.positions);
       in.array(b.normals);
       in.array(b.colors);

@@ -37,7 +37,7 @@ struct Builder {
   Batch& batch(scene::Section& sec, Batch::Primitive primitive) {
     for (Batch& b : sec.batches)
       if (b.primitive == primitive) return b;
-    sec.batches.push_back(Batch{primitive, {}, {}, {}, {}});
+    sec.batches.emplace_back().primitive = primitive;
     return sec.batches.back();
   }
 
@@ -67,6 +67,7 @@ struct Builder {
     scene::Mesh mesh;
     mesh.name = std::string(name);
     mesh.color = scene::color_for_name(name);
+    mesh.material = s.add_material("", mesh.color, false);
     // A box standing on the ground: x, z in [-2, 2], y in [0, 4].
     const float h = kProxySize / 2;
     const glm::vec3 lo(-h, 0, -h), hi(h, kProxySize, h);
@@ -105,7 +106,7 @@ struct Builder {
       inst.scale *= node->bounds_radius * 2.0f / kProxySize;
     inst.mesh = proxy_mesh(file, text(m, file).empty() ? std::string_view("(no model file)") : text(m, file));
     inst.range_sq_max = std::isinf(range_sq_max) ? 1e30f : range_sq_max;
-    inst.object = s.add_object(kind, index, where);
+    inst.object = s.add_object(kind, index, where, kProxySize * std::max({inst.scale.x, inst.scale.y, inst.scale.z}));
     sec.instances.push_back(inst);
   }
 
@@ -135,7 +136,7 @@ struct Builder {
         length += glm::length(q - prev);
         prev = q;
       }
-      if (object == scene::kNoObject) object = s.add_object(kind, index, bezier(p, 0.5));
+      if (object == scene::kNoObject) object = s.add_object(kind, index, bezier(p, 0.5), static_cast<float>(length / 2));
       // Segments: 20 m on straights, about 2 degrees of turn on curves.
       const double turn = std::acos(std::clamp(glm::dot(bezier_tangent(p, 0), bezier_tangent(p, 1)), -1.0, 1.0));
       const int n = std::clamp(static_cast<int>(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0)))), 1, 500);
@@ -188,7 +189,7 @@ struct Builder {
 
   void traction(const Traction& w, std::uint64_t index, std::uint32_t kind) {
     const glm::dvec3 p1 = d3(w.p1), p2 = d3(w.p2), p3 = d3(w.p3), p4 = d3(w.p4);
-    const std::uint32_t object = s.add_object(kind, index, (p1 + p2) * 0.5);
+    const std::uint32_t object = s.add_object(kind, index, (p1 + p2) * 0.5, static_cast<float>(glm::length(p2 - p1) / 2));
     scene::Section& sec = s.section_at((p1 + p2) * 0.5);
     line(sec, p1, p2, rgba(0.62f, 0.38f, 0.18f), object);  // contact wire
     line(sec, p3, p4, rgba(0.18f, 0.18f, 0.20f), object);  // messenger
@@ -216,6 +217,10 @@ struct Builder {
       hi = glm::max(hi, p);
     }
     scene::Section& sec = s.section_at((lo + hi) * 0.5);
+    if (object < s.objects.size()) {  // the object sits at the middle of its triangles
+      s.objects[object].anchor = (lo + hi) * 0.5;
+      s.objects[object].radius = static_cast<float>(glm::length(hi - lo) / 2);
+    }
     Batch& tris = batch(sec, Batch::Primitive::triangles);
     const std::size_t usable = verts.size() - verts.size() % 3;
     for (std::size_t i = 0; i < usable; ++i) {
@@ -234,6 +239,7 @@ struct Builder {
 
 Result<scene::Scene> to_scene(const Module& m) {
   Builder b{m, {}, {}};
+  b.s.add_material("", 0xFFFFFFFFu, false);  // [0]: the default
   const std::uint32_t k_tracks = b.s.add_kind("tracks"), k_traction = b.s.add_kind("traction"),
                       k_shapes = b.s.add_kind("shapes"), k_terrain = b.s.add_kind("terrain"),
                       k_lines = b.s.add_kind("lines"), k_models = b.s.add_kind("models"),
@@ -251,12 +257,14 @@ Result<scene::Scene> to_scene(const Module& m) {
       for (const Shape& sh : shapes->records) {
         const std::uint32_t color =
             Builder::lit_color(sh.has_lighting, sh.lighting, scene::color_for_name(text(m, sh.material)) | 0xFF000000u);
+        b.s.add_material(std::string(text(m, sh.material)), color, sh.translucent != 0);
         glm::dvec3 anchor = d3(sh.origin);
         if (!sh.vertices.empty()) anchor += glm::dvec3(sh.vertices[0].position[0], sh.vertices[0].position[1], sh.vertices[0].position[2]);
         b.triangles(sh.vertices, d3(sh.origin), color, b.s.add_object(k_shapes, i++, anchor));
       }
     } else if (const auto* t = std::get_if<Terrain>(&c.data)) {
       const std::uint32_t color = Builder::lit_color(t->flags & terrain_flag::lighting, t->lighting, rgba(0.40f, 0.52f, 0.30f));
+      b.s.add_material(std::string(text(m, t->material)), color, (t->flags & terrain_flag::translucent) != 0);
       for (const TerrainBatch& batch : t->batches) {
         glm::dvec3 anchor(0.0);
         if (!batch.vertices.empty()) anchor = {batch.vertices[0].position[0], batch.vertices[0].position[1], batch.vertices[0].position[2]};

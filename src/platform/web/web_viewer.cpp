@@ -122,7 +122,8 @@ std::uint32_t WebViewer::find_object(const std::string& kind, std::uint64_t inde
 
 void WebViewer::go_to(std::uint32_t object) {
   if (!scene_ || object >= scene_->objects.size()) return;
-  rig_.look_at(scene_->objects[object].anchor, 60.0);
+  const scene::Object& o = scene_->objects[object];
+  rig_.look_at(o.anchor, std::clamp(static_cast<double>(o.radius) * 3.0, 25.0, 5000.0));
   renderer_.set_highlight(object);
 }
 

@@ -1,0 +1,122 @@
+// Section streaming decisions, span coalescing and Range response checks.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "stream/section_streamer.hpp"
+
+namespace sceneria::stream {
+namespace {
+
+std::vector<SectionId> grid(int rows, int cols, int row0 = 240, int col0 = 240) {
+  std::vector<SectionId> out;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out.push_back({row0 + r, col0 + c});
+  return out;
+}
+
+glm::dvec3 centre(SectionId id) { return {(id.col - 250) * 1000.0 + 500, 0, (id.row - 250) * 1000.0 + 500}; }
+
+TEST(SectionStreamer, BootstrapIsTheRadiusThreeSquareNearestFirst) {
+  SectionStreamer s(grid(40, 40));
+  const auto boot = s.bootstrap(centre({255, 255}));
+  EXPECT_EQ(boot.size(), 49u);
+  EXPECT_EQ(boot.front(), (SectionId{255, 255}));
+  for (SectionId id : boot) {
+    EXPECT_LE(std::abs(id.row - 255), 3);
+    EXPECT_LE(std::abs(id.col - 255), 3);
+  }
+}
+
+TEST(SectionStreamer, RequestsNearestFirstWithinBudgetsAndAppliesOnePerFrame) {
+  SectionStreamer s(grid(40, 40));
+  std::vector<SectionId> cancel;
+  const glm::dvec3 cam = centre({255, 255});
+  auto req = s.update(cam, cancel);
+  ASSERT_EQ(req.size(), 72u);  // max in flight
+  EXPECT_EQ(req.front(), (SectionId{255, 255}));
+  for (SectionId id : req) {  // all inside the stream radius of 9
+    EXPECT_LE(std::abs(id.row - 255), 9);
+    EXPECT_LE(std::abs(id.col - 255), 9);
+  }
+  EXPECT_TRUE(s.update(cam, cancel).empty());  // nothing more while 72 are in flight
+  for (SectionId id : req) s.fetched(id);
+  EXPECT_EQ(s.ready(), 72u);
+  EXPECT_TRUE(s.update(cam, cancel).empty());  // 72 decoded waiting > 36: backpressure
+  auto first = s.apply_one(cam);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(*first, (SectionId{255, 255}));  // nearest first, one per call
+  EXPECT_EQ(s.resident(), 1u);
+  EXPECT_EQ(s.state(*first), State::resident);
+}
+
+TEST(SectionStreamer, MovingCancelsWhatWasLeftBehindAndLooksAhead) {
+  SectionStreamer s(grid(60, 60, 220, 220));
+  std::vector<SectionId> cancel;
+  auto req = s.update(centre({250, 230}), cancel);
+  ASSERT_FALSE(req.empty());
+  // Jump 25 km east: everything in flight around the old place is cancelled.
+  auto more = s.update(centre({250, 240}), cancel);
+  auto again = s.update(centre({250, 255}), cancel);
+  EXPECT_FALSE(cancel.empty());
+  for (SectionId id : cancel) EXPECT_GT(std::abs(id.col - 255), 9);
+  for (SectionId id : more) s.fetched(id);   // late answers for cancelled requests are ignored
+  for (SectionId id : again) s.fetched(id);
+  // Keep heading east, a section per frame, fetching everything: the look-ahead reaches past the
+  // radius on the east side only.
+  for (int step = 0; step <= 70; ++step) {  // 7 km at 100 m per frame
+    const glm::dvec3 cam = centre({250, 255}) + glm::dvec3(100.0 * step, 0, 0);
+    for (SectionId id : s.update(cam, cancel)) s.fetched(id);
+    while (s.apply_one(cam)) {
+    }
+    s.evict(cam);
+  }
+  EXPECT_NE(s.state({250, 262 + 9 + 4}), State::idle);  // 4 ahead beyond the radius
+  EXPECT_EQ(s.state({250, 262 - 9 - 4}), State::idle);  // not behind
+}
+
+TEST(SectionStreamer, ResidentSetStaysBoundedOnALongFlight) {
+  SectionStreamer s(grid(10, 200, 245, 150));
+  std::vector<SectionId> cancel;
+  std::size_t max_resident = 0;
+  for (int x = 150; x < 350; ++x) {  // 200 km east, one section per step
+    const glm::dvec3 cam = centre({250, x});
+    for (SectionId id : s.update(cam, cancel)) s.fetched(id);
+    while (s.apply_one(cam)) {
+    }
+    s.evict(cam);
+    max_resident = std::max(max_resident, s.resident());
+  }
+  // 10 rows x (2 * keep radius 11 + 1 columns, plus the 4 of look-ahead still wanted).
+  EXPECT_LE(max_resident, 10u * (23u + 4u));
+  EXPECT_GT(max_resident, 10u * 10u);
+}
+
+TEST(Coalesce, MergesSmallGapsUpToTheCap) {
+  const std::vector<Span> spans = {{1000, 2000}, {0, 500}, {2100, 3000}, {200000, 201000}, {201000, 9000000}};
+  const auto reads = coalesce(spans, 64 * 1024, 8 * 1024 * 1024);
+  ASSERT_EQ(reads.size(), 3u);
+  EXPECT_EQ(reads[0].span.begin, 0u);
+  EXPECT_EQ(reads[0].span.end, 3000u);
+  EXPECT_EQ(reads[0].parts, (std::vector<std::size_t>{1, 0, 2}));
+  EXPECT_EQ(reads[1].parts, (std::vector<std::size_t>{3}));  // next one would exceed 8 MiB
+  EXPECT_EQ(reads[2].parts, (std::vector<std::size_t>{4}));
+}
+
+TEST(RangeResponse, ChecksStatusContentRangeAndExactLength) {
+  EXPECT_EQ(check_range_response(206, "bytes 100-199/5000", 100, 100, 200).verdict, RangeVerdict::ok);
+  EXPECT_EQ(check_range_response(206, "bytes 100-199/5000", 100, 100, 200).total, 5000u);
+  // Chromium's short-206: right headers, a body cut at a 4 KiB boundary.
+  EXPECT_EQ(check_range_response(206, "bytes 100-8291/9000", 3996, 100, 8292).verdict, RangeVerdict::short_body);
+  EXPECT_EQ(check_range_response(206, "bytes 0-99/5000", 100, 100, 200).verdict, RangeVerdict::wrong_range);
+  EXPECT_EQ(check_range_response(206, nullptr, 100, 100, 200).verdict, RangeVerdict::wrong_range);
+  EXPECT_EQ(check_range_response(206, "bytes 100-199/*", 100, 100, 200).verdict, RangeVerdict::ok);
+  EXPECT_EQ(check_range_response(200, nullptr, 5000, 100, 200).verdict, RangeVerdict::whole_file);
+  EXPECT_EQ(check_range_response(416, "bytes */150", 0, 100, 200).total, 150u);
+  EXPECT_EQ(check_range_response(416, "bytes */150", 0, 100, 200).verdict, RangeVerdict::not_satisfiable);
+  EXPECT_EQ(check_range_response(503, nullptr, 0, 100, 200).verdict, RangeVerdict::retry);
+  EXPECT_EQ(check_range_response(404, nullptr, 0, 100, 200).verdict, RangeVerdict::fail);
+}
+
+}  // namespace
+}  // namespace sceneria::stream

@@ -12,12 +12,16 @@ export const sample = (rel) => readFileSync(join(samplesDir, rel));
 // Console hygiene: any console error, page error or failed request fails the test.
 const ALLOWED = [/GPU stall due to ReadPixels/];
 export const test = base.extend({
-  consoleErrors: [async ({ page }, use) => {
+  // Tests that provoke errors on purpose (a faulty server) list what they expect.
+  allowedErrorPattern: [null, { option: true }],
+  consoleErrors: [async ({ page, allowedErrorPattern }, use) => {
     const errors = [];
-    page.on('console', (m) => { if (m.type() === 'error' && !ALLOWED.some((r) => r.test(m.text()))) errors.push(m.text()); });
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-    page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`); });
+    const allowed = (text) => ALLOWED.some((r) => r.test(text)) || (allowedErrorPattern && allowedErrorPattern.test(text));
+    const add = (text) => { if (!allowed(text)) errors.push(text); };
+    page.on('console', (m) => { if (m.type() === 'error') add(m.text()); });
+    page.on('pageerror', (e) => add(`pageerror: ${e.message}`));
+    page.on('requestfailed', (r) => add(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => { if (r.status() >= 400) add(`HTTP ${r.status()} ${r.url()}`); });
     await use(errors);
     expect(errors, 'console errors').toEqual([]);
   }, { auto: true }],

@@ -403,20 +403,22 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
   glBindVertexArray(0);
 }
 
+void Renderer::plan_and_upload(const CameraMatrices& camera) {
+  plan_frame(prepared_, camera, settings_, plan_);
+  // One upload for all meshes' instances; each mesh draws from its own range.
+  const std::size_t bytes = plan_.instances.size() * sizeof(InstanceGpu);
+  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+  if (bytes > instance_capacity_) {
+    instance_capacity_ = std::max(bytes, instance_capacity_ * 2);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_), nullptr, GL_DYNAMIC_DRAW);
+  }
+  if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
+}
+
 void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_ = {};
   const auto started = std::chrono::steady_clock::now();
-  if (scene_) {
-    plan_frame(prepared_, camera, settings_, plan_);
-    // One upload for all meshes' instances; each mesh draws from its own range.
-    const std::size_t bytes = plan_.instances.size() * sizeof(InstanceGpu);
-    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-    if (bytes > instance_capacity_) {
-      instance_capacity_ = std::max(bytes, instance_capacity_ * 2);
-      glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_), nullptr, GL_DYNAMIC_DRAW);
-    }
-    if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
-  }
+  if (scene_) plan_and_upload(camera);
   stats_.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 
   glViewport(0, 0, width, height);
@@ -466,14 +468,7 @@ std::uint32_t Renderer::pick(const CameraMatrices& camera, int width, int height
   glClearColor(0, 0, 0, 0);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   const FrameStats keep = stats_;
-  plan_frame(prepared_, camera, settings_, plan_);
-  const std::size_t bytes = plan_.instances.size() * sizeof(InstanceGpu);
-  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-  if (bytes > instance_capacity_) {
-    instance_capacity_ = bytes;
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_DRAW);
-  }
-  if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
+  plan_and_upload(camera);
   draw_scene(camera, true);
   stats_ = keep;
 

@@ -58,6 +58,7 @@ class Renderer {
   };
   void release_scene();
   void draw_scene(const CameraMatrices& camera, bool ids);
+  void plan_and_upload(const CameraMatrices& camera);  // frame plan + one instance-buffer upload
   void build_grid();
 
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;

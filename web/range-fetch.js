@@ -1,0 +1,149 @@
+// HTTP Range reads done right (web-platform notes §3): single ranges only, at most 4 in flight per
+// URL, no overlapping ranges per URL, every 206 checked (status, Content-Range start/end/total,
+// exact body length: Chromium can deliver a short body under a full Content-Length), bounded
+// retries with backoff for short bodies, 5xx and timeouts, a server that ignores Range (200 with
+// the whole body) handled once by keeping the body, and a changed strong ETag noticed so callers
+// can drop what they cached. Counts requests and bytes for the "fetched / file size" figure.
+
+export class RangeError extends Error {
+  constructor(message, { status = 0, range = null } = {}) {
+    super(message);
+    this.name = 'RangeError';
+    this.status = status;
+    this.range = range;
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export class RangeFetcher {
+  #url; #maxInFlight; #retries; #timeoutMs; #inFlight = 0; #queue = []; #active = [];
+  #etag = null; #wholeFile = null;
+  size = null;            // total file size once known
+  requests = 0;           // HTTP requests sent
+  bytes = 0;              // body bytes received
+  notices = [];           // human-readable notices ("server ignores Range: reading the whole file")
+  onChange = null;        // called once when the file changed (ETag / Last-Modified) under us
+
+  constructor(url, { maxInFlight = 4, retries = 3, timeoutMs = 20000 } = {}) {
+    this.#url = url;
+    this.#maxInFlight = maxInFlight;
+    this.#retries = retries;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  // Bytes [begin, end) as a Uint8Array. `signal` aborts the request (a section left behind).
+  async read(begin, end, signal) {
+    if (this.#wholeFile) return this.#wholeFile.subarray(begin, Math.min(end, this.#wholeFile.length));
+    await this.#slot(begin, end, signal);
+    try {
+      return await this.#readWithRetries(begin, end, signal);
+    } finally {
+      this.#release(begin, end);
+    }
+  }
+
+  // Concurrency: at most maxInFlight requests, never two overlapping ranges at once.
+  async #slot(begin, end, signal) {
+    const overlaps = () => this.#active.some(([b, e]) => b < end && begin < e);
+    while (this.#inFlight >= this.#maxInFlight || overlaps()) {
+      if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
+      await new Promise((r) => this.#queue.push(r));
+    }
+    this.#inFlight++;
+    this.#active.push([begin, end]);
+  }
+
+  #release(begin, end) {
+    this.#inFlight--;
+    const i = this.#active.findIndex(([b, e]) => b === begin && e === end);
+    if (i >= 0) this.#active.splice(i, 1);
+    const waiting = this.#queue.splice(0);
+    for (const wake of waiting) wake();
+  }
+
+  async #readWithRetries(begin, end, signal) {
+    let lastError = null;
+    for (let attempt = 0; attempt <= this.#retries; attempt++) {
+      if (attempt > 0) await sleep(Math.min(2000, 150 * 2 ** (attempt - 1)));
+      if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
+      try {
+        return await this.#once(begin, end, signal);
+      } catch (e) {
+        if (e.name === 'AbortError' || !e.retryable) throw e;
+        lastError = e;
+      }
+    }
+    throw lastError;
+  }
+
+  async #once(begin, end, outerSignal) {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    outerSignal?.addEventListener('abort', abort, { once: true });
+    const timer = setTimeout(abort, this.#timeoutMs);
+    try {
+      this.requests++;
+      // no-store: Chromium's in-memory cache is where short-206 bodies come from.
+      const response = await fetch(this.#url, {
+        headers: { Range: `bytes=${begin}-${end - 1}` }, cache: 'no-store', signal: controller.signal,
+      }).catch((e) => {
+        if (outerSignal?.aborted) throw e;
+        throw Object.assign(new RangeError(`network error reading bytes ${begin}-${end - 1}: ${e.message}`), { retryable: true });
+      });
+      this.#checkVersion(response);
+      if (response.status === 200) return this.#whole(response, begin, end);
+      // Error answers are small; read them so the connection is released cleanly.
+      if (response.status !== 206) await response.arrayBuffer().catch(() => {});
+      if (response.status === 416) {
+        const total = /bytes \*\/(\d+)/.exec(response.headers.get('Content-Range') || '');
+        if (total) this.size = Number(total[1]);
+        throw new RangeError(`bytes ${begin}-${end - 1} are beyond the end of the file (${this.size ?? '?'} bytes)`, { status: 416 });
+      }
+      if (response.status >= 500 || response.status === 408 || response.status === 429) {
+        throw Object.assign(new RangeError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status }), { retryable: true });
+      }
+      if (response.status !== 206) throw new RangeError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status });
+      const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('Content-Range') || '');
+      if (!match || Number(match[1]) !== begin || Number(match[2]) !== end - 1) {
+        throw Object.assign(new RangeError(`Content-Range '${response.headers.get('Content-Range')}' does not match bytes ${begin}-${end - 1}`), { retryable: true });
+      }
+      if (match[3] !== '*') this.size = Number(match[3]);
+      const body = new Uint8Array(await response.arrayBuffer());
+      this.bytes += body.length;
+      if (body.length !== end - begin) {
+        throw Object.assign(new RangeError(`short body: ${body.length} of ${end - begin} bytes at ${begin}`), { retryable: true });
+      }
+      return body;
+    } finally {
+      clearTimeout(timer);
+      outerSignal?.removeEventListener('abort', abort);
+    }
+  }
+
+  async #whole(response, begin, end) {
+    // The server ignores Range: keep the whole body once and serve every later read from it.
+    const body = new Uint8Array(await response.arrayBuffer());
+    this.bytes += body.length;
+    this.size = body.length;
+    this.#wholeFile = body;
+    this.notices.push(`the server ignores HTTP Range requests: the whole file (${body.length} bytes) was downloaded once`);
+    return body.subarray(begin, Math.min(end, body.length));
+  }
+
+  #checkVersion(response) {
+    // Weak ETags may change without the bytes changing; only a strong one (or Last-Modified) counts.
+    const etag = response.headers.get('ETag');
+    const version = etag && !etag.startsWith('W/') ? etag : response.headers.get('Last-Modified');
+    if (!version) return;
+    if (this.#etag && version !== this.#etag) {
+      this.notices.push('the file changed on the server while it was open: reloaded');
+      this.#etag = version;
+      this.onChange?.();
+      return;
+    }
+    this.#etag = version;
+  }
+
+  get wholeFileMode() { return this.#wholeFile !== null; }
+}

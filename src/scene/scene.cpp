@@ -47,29 +47,75 @@ Section& Scene::section_at(const glm::dvec3& world) {
   return sections[static_cast<std::size_t>(slot)];
 }
 
+void Scene::update_bounds(Section& s) const {
+  glm::vec3 lo(1e30f), hi(-1e30f);
+  for (const Batch& b : s.batches)
+    for (const glm::vec3& p : b.positions) {
+      lo = glm::min(lo, p);
+      hi = glm::max(hi, p);
+    }
+  for (const Instance& i : s.instances) {
+    // A delta may refer to meshes of the scene it will join: assume a proxy's size then.
+    const bool local = i.mesh >= mesh_base && i.mesh - mesh_base < meshes.size();
+    const glm::vec3 size = local ? meshes[i.mesh - mesh_base].bounds_max : glm::vec3(4.0f);
+    const glm::vec3 extent = size * glm::abs(i.scale) + glm::vec3(1.0f);
+    const float r = std::max({extent.x, extent.y, extent.z});
+    lo = glm::min(lo, i.offset - glm::vec3(r));
+    hi = glm::max(hi, i.offset + glm::vec3(r));
+  }
+  if (lo.x > hi.x) lo = hi = glm::vec3(0.0f);
+  s.bounds_min = lo;
+  s.bounds_max = hi;
+}
+
 void Scene::finish() {
   bool first = true;
   for (Section& s : sections) {
-    glm::vec3 lo(1e30f), hi(-1e30f);
-    for (const Batch& b : s.batches)
-      for (const glm::vec3& p : b.positions) {
-        lo = glm::min(lo, p);
-        hi = glm::max(hi, p);
-      }
-    for (const Instance& i : s.instances) {
-      const glm::vec3 extent = meshes[i.mesh].bounds_max * glm::abs(i.scale) + glm::vec3(1.0f);
-      const float r = std::max({extent.x, extent.y, extent.z});
-      lo = glm::min(lo, i.offset - glm::vec3(r));
-      hi = glm::max(hi, i.offset + glm::vec3(r));
-    }
-    if (lo.x > hi.x) lo = hi = glm::vec3(0.0f);
-    s.bounds_min = lo;
-    s.bounds_max = hi;
-    const glm::dvec3 wlo = s.origin + glm::dvec3(lo), whi = s.origin + glm::dvec3(hi);
+    update_bounds(s);
+    s.static_instances = static_cast<std::uint32_t>(s.instances.size());
+    const glm::dvec3 wlo = s.origin + glm::dvec3(s.bounds_min), whi = s.origin + glm::dvec3(s.bounds_max);
     bounds_min = first ? wlo : glm::min(bounds_min, wlo);
     bounds_max = first ? whi : glm::max(bounds_max, whi);
     first = false;
   }
+}
+
+Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
+  if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
+    return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
+  if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
+  for (Mesh& m : delta.meshes) scene.meshes.push_back(std::move(m));
+  for (const Object& o : delta.objects) scene.objects.push_back(o);
+  Section& incoming = delta.sections.front();
+  std::size_t index = scene.sections.size();
+  for (std::size_t i = 0; i < scene.sections.size(); ++i)
+    if (scene.sections[i].row == incoming.row && scene.sections[i].col == incoming.col) index = i;
+  if (index == scene.sections.size()) {
+    Section fresh;
+    fresh.row = incoming.row;
+    fresh.col = incoming.col;
+    fresh.origin = incoming.origin;
+    scene.sections.push_back(std::move(fresh));
+  }
+  Section& target = scene.sections[index];
+  target.instances.resize(target.static_instances);  // a section streams in whole, never twice
+  target.instances.insert(target.instances.end(), incoming.instances.begin(), incoming.instances.end());
+  scene.update_bounds(target);
+  scene.bounds_min = glm::min(scene.bounds_min, target.origin + glm::dvec3(target.bounds_min));
+  scene.bounds_max = glm::max(scene.bounds_max, target.origin + glm::dvec3(target.bounds_max));
+  return index;
+}
+
+std::ptrdiff_t drop_streamed(Scene& scene, int row, int col) {
+  for (std::size_t i = 0; i < scene.sections.size(); ++i) {
+    Section& s = scene.sections[i];
+    if (s.row != row || s.col != col) continue;
+    s.instances.resize(s.static_instances);
+    s.instances.shrink_to_fit();
+    scene.update_bounds(s);
+    return static_cast<std::ptrdiff_t>(i);
+  }
+  return -1;
 }
 
 std::uint32_t rgba(float r, float g, float b, float a) {

@@ -11,6 +11,8 @@
 
 #include <glm/glm.hpp>
 
+#include "core/error.hpp"
+
 namespace sceneria::scene {
 
 constexpr std::uint32_t kNoObject = 0xFFFFFFFFu;
@@ -71,6 +73,7 @@ struct Instance {
 
 struct Section {
   int row = 0, col = 0;
+  std::uint32_t static_instances = 0;     // instances[0..this) came with the scene; the rest streamed
   glm::dvec3 origin{0.0};                 // world position of the section's minimum corner
   glm::vec3 bounds_min{0.0f}, bounds_max{0.0f};  // of everything in it, relative to origin
   std::vector<Batch> batches;
@@ -88,6 +91,9 @@ struct TrackCurve {
 };
 
 struct Scene {
+  // A streamed delta (see merge_delta) continues the ids of the scene it is merged into: its first
+  // mesh is mesh `mesh_base` there, its first object `object_base`. Full scenes have 0.
+  std::uint32_t mesh_base = 0, object_base = 0;
   std::vector<std::string> kinds;  // object kinds, e.g. "tracks", "pack_models"
   std::vector<Object> objects;
   std::vector<Material> materials;  // [0] is the default
@@ -103,10 +109,17 @@ struct Scene {
   // The section containing a world point (created on demand).
   Section& section_at(const glm::dvec3& world);
   void finish();  // computes section and scene bounds; call once after building
+  void update_bounds(Section& section) const;
 
  private:
   std::vector<std::int32_t> section_lookup_;  // 500 x 500 grid -> index in sections, -1 none
 };
+
+// Streaming: merges a delta (new meshes, objects and one section's streamed instances) into a
+// scene; returns the index of the section it changed. Errors if the ids do not continue.
+Result<std::size_t> merge_delta(Scene& scene, Scene&& delta);
+// Drops a section's streamed instances (back to what came with the scene); its index, or -1.
+std::ptrdiff_t drop_streamed(Scene& scene, int row, int col);
 
 std::uint32_t rgba(float r, float g, float b, float a = 1.0f);
 // A stable, pleasant colour for a name (proxy boxes, materials without lighting).

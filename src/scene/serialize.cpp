@@ -59,6 +59,8 @@ struct In {
 std::vector<std::uint8_t> serialize(const Scene& s) {
   std::vector<std::uint8_t> bytes(kMagic, kMagic + 4);
   Out o{bytes};
+  o.pod(s.mesh_base);
+  o.pod(s.object_base);
   o.pod(static_cast<std::uint32_t>(s.kinds.size()));
   for (const auto& k : s.kinds) o.string(k);
   o.array(s.objects);
@@ -83,6 +85,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   for (const Section& sec : s.sections) {
     o.pod(sec.row);
     o.pod(sec.col);
+    o.pod(sec.static_instances);
     o.pod(sec.origin);
     o.pod(sec.bounds_min);
     o.pod(sec.bounds_max);
@@ -109,6 +112,8 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   ByteReader r(bytes.subspan(4), 4, "scene");
   In in{r};
   Scene s;
+  in.pod(s.mesh_base);
+  in.pod(s.object_base);
   const std::uint32_t kinds = r.u32();
   if (!r.check_count(kinds, 4, "kinds")) return r.error();
   s.kinds.resize(kinds);
@@ -145,6 +150,7 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   for (Section& sec : s.sections) {
     in.pod(sec.row);
     in.pod(sec.col);
+    in.pod(sec.static_instances);
     in.pod(sec.origin);
     in.pod(sec.bounds_min);
     in.pod(sec.bounds_max);
@@ -161,7 +167,10 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
     }
     in.array(sec.instances);
     for (const Instance& i : sec.instances)
-      if (i.mesh >= s.meshes.size()) return Error{Errc::bad_value, r.offset(), "scene: instance of a missing mesh"};
+      if (i.mesh >= s.mesh_base + s.meshes.size())
+        return Error{Errc::bad_value, r.offset(), "scene: instance of a missing mesh"};
+    if (sec.static_instances > sec.instances.size())
+      return Error{Errc::bad_value, r.offset(), "scene: more static instances than instances"};
   }
   in.array(s.tracks);
   in.pod(s.bounds_min);

@@ -28,10 +28,13 @@ std::string_view text(const Module& m, Sid id) {
 }
 glm::dvec3 d3(const Vec3f& v) { return {v.x, v.y, v.z}; }
 
-struct Builder {
+}  // namespace
+
+struct SceneBuilder::Builder {
   const Module& m;
   scene::Scene s;
-  std::unordered_map<std::uint64_t, std::uint32_t> mesh_of;  // file sid (+ v13 section tag) -> mesh
+  std::unordered_map<std::uint64_t, std::uint32_t> mesh_of;  // file sid -> mesh id (global)
+  std::uint32_t mesh_total = 0, object_total = 0;             // across everything built so far
 
   // A batch of `primitive` in the section holding `anchor`; positions are made relative to it.
   Batch& batch(scene::Section& sec, Batch::Primitive primitive) {
@@ -88,7 +91,7 @@ struct Builder {
     mesh.bounds_min = lo;
     mesh.bounds_max = hi;
     s.meshes.push_back(std::move(mesh));
-    const auto id = static_cast<std::uint32_t>(s.meshes.size() - 1);
+    const std::uint32_t id = mesh_total++;  // ids continue across streamed deltas
     mesh_of.emplace(file, id);
     return id;
   }
@@ -106,7 +109,7 @@ struct Builder {
       inst.scale *= node->bounds_radius * 2.0f / kProxySize;
     inst.mesh = proxy_mesh(file, text(m, file).empty() ? std::string_view("(no model file)") : text(m, file));
     inst.range_sq_max = std::isinf(range_sq_max) ? 1e30f : range_sq_max;
-    inst.object = s.add_object(kind, index, where, kProxySize * std::max({inst.scale.x, inst.scale.y, inst.scale.z}));
+    inst.object = s.object_base + s.add_object(kind, index, where, kProxySize * std::max({inst.scale.x, inst.scale.y, inst.scale.z}));
     sec.instances.push_back(inst);
   }
 
@@ -235,11 +238,23 @@ struct Builder {
   }
 };
 
+SceneBuilder::SceneBuilder(const Module& module) : b_(std::make_unique<Builder>(Builder{module, {}, {}})) {}
+SceneBuilder::~SceneBuilder() = default;
+
+namespace {
+void add_kinds(scene::Scene& s) {
+  for (const char* k : {"tracks", "traction", "shapes", "terrain", "lines", "models", "pack_models", "launchers",
+                        "sounds", "power"})
+    s.add_kind(k);
+}
 }  // namespace
 
-Result<scene::Scene> to_scene(const Module& m) {
-  Builder b{m, {}, {}};
+scene::Scene SceneBuilder::build(bool with_pack) {
+  Builder& b = *b_;
+  const Module& m = b.m;
+  b.s = {};
   b.s.add_material("", 0xFFFFFFFFu, false);  // [0]: the default
+  add_kinds(b.s);
   const std::uint32_t k_tracks = b.s.add_kind("tracks"), k_traction = b.s.add_kind("traction"),
                       k_shapes = b.s.add_kind("shapes"), k_terrain = b.s.add_kind("terrain"),
                       k_lines = b.s.add_kind("lines"), k_models = b.s.add_kind("models"),
@@ -309,7 +324,7 @@ Result<scene::Scene> to_scene(const Module& m) {
     if (file == 0xFFFFFFF2u) b.s.meshes[mesh].name = "(power source)";
   }
   // PACK models, in the order RecordBrowser numbers them.
-  if (const PackChunk* pack = m.pack(); pack && pack->decoded) {
+  if (const PackChunk* pack = m.pack(); with_pack && pack && pack->decoded) {
     std::uint64_t index = 0;
     for (const PackSection& sec : pack->sections)
       for (const ExpandedModel& e : expand_section(sec, m.prototypes()))
@@ -331,7 +346,41 @@ Result<scene::Scene> to_scene(const Module& m) {
       }
     }
   b.s.finish();
+  b.object_total = static_cast<std::uint32_t>(b.s.objects.size());
   return std::move(b.s);
 }
+
+scene::Scene SceneBuilder::pack_section(const PackSection& section, std::uint64_t first_index) {
+  Builder& b = *b_;
+  b.s = {};
+  b.s.mesh_base = b.mesh_total;
+  b.s.object_base = b.object_total;
+  add_kinds(b.s);
+  const std::uint32_t k_pack = b.s.add_kind("pack_models");
+  std::uint64_t index = first_index;
+  for (const ExpandedModel& e : expand_section(section, b.m.prototypes()))
+    b.instance(k_pack, index++, e.file, e.solo ? &e.solo->node : nullptr, e.range_sq_max, e.location, e.angles, e.scale);
+  // One section per delta: models of a PACK section all lie in it (the writer puts them there).
+  if (b.s.sections.size() > 1) {
+    scene::Section& keep = b.s.sections.front();
+    for (std::size_t k = 1; k < b.s.sections.size(); ++k) {
+      scene::Section& other = b.s.sections[k];
+      for (scene::Instance i : other.instances) {
+        i.offset += glm::vec3(other.origin - keep.origin);
+        keep.instances.push_back(i);
+      }
+    }
+    b.s.sections.resize(1);
+  }
+  for (scene::Section& sec : b.s.sections) {
+    b.s.update_bounds(sec);
+    sec.static_instances = 0;
+  }
+  b.object_total += static_cast<std::uint32_t>(b.s.objects.size());
+  return std::move(b.s);
+}
+
+Result<scene::Scene> to_scene(const Module& m) { return SceneBuilder(m).build(true); }
+
 
 }  // namespace sceneria::eu7b

@@ -3,6 +3,8 @@
 // (control vectors relative to the ends, rails +0.18 m, roll), catenary with droppers, shapes and
 // terrain triangles, lines, and every model (MODL and PACK, prototypes expanded) as an instance
 // of a per-file proxy box until model files can be loaded.
+#include <memory>
+
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
 #include "scene/scene.hpp"
@@ -12,5 +14,23 @@ namespace sceneria::eu7b {
 // Object kinds and indices match RecordBrowser's lists, so a picked object's record can be asked
 // for by (kind, index).
 Result<scene::Scene> to_scene(const Module& module);
+
+// The same, in steps for streaming: the module without its PACK models first, then one scene
+// delta per PACK section as it arrives (scene::merge_delta joins them), ids continuing throughout.
+class SceneBuilder {
+ public:
+  explicit SceneBuilder(const Module& module);  // the module must outlive the builder
+  ~SceneBuilder();
+  SceneBuilder(const SceneBuilder&) = delete;
+  SceneBuilder& operator=(const SceneBuilder&) = delete;
+
+  scene::Scene build(bool with_pack);
+  // `first_index`: the section's first model in the document's pack_models numbering.
+  scene::Scene pack_section(const PackSection& section, std::uint64_t first_index);
+
+ private:
+  struct Builder;
+  std::unique_ptr<Builder> b_;
+};
 
 }  // namespace sceneria::eu7b

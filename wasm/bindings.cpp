@@ -4,6 +4,7 @@
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,7 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/eu7b/demo.hpp"
+#include "formats/eu7b/browse.hpp"
+#include "formats/eu7b/summary.hpp"
 #include "formats/inspect.hpp"
+#include "scene/serialize.hpp"
+#include "stream/eu7b_stream.hpp"
 #include "io/byte_source.hpp"
 #include "platform/web/web_viewer.hpp"
 
@@ -87,6 +92,78 @@ class DocumentBinding {
 
 val demo_module() { return to_uint8_array(sceneria::eu7b::demo_module()); }
 
+// A module opened by URL (or a lazily read File) in the parse worker: the worker fetches the
+// ranges this asks for and hands them back (see web/worker.js).
+class StreamBinding {
+ public:
+  StreamBinding(double size, const std::string& name) : stream_(static_cast<std::uint64_t>(size), name) {}
+  void addBytes(double offset, const val& bytes) { stream_.add_bytes(static_cast<std::uint64_t>(offset), copy_bytes(bytes)); }
+  // {"need":[begin,end]} | {"ok":true,"summary":…,"kinds":…,"start":[x,y,z]} | {"ok":false,"error":…}
+  std::string open() {
+    auto r = stream_.open();
+    nlohmann::ordered_json out;
+    if (!r) {
+      const sceneria::Error& e = r.error();
+      out["ok"] = false;
+      out["error"] = {{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset}, {"message", e.message}};
+      return to_text(out);
+    }
+    if (*r) {
+      out["need"] = {(*r)->begin, (*r)->end};
+      return to_text(out);
+    }
+    out["ok"] = true;
+    out["summary"] = sceneria::eu7b::summary_json(stream_.module(), 200);
+    browser_ = std::make_unique<sceneria::eu7b::RecordBrowser>(stream_.module());
+    out["kinds"] = nlohmann::ordered_json::array();
+    for (const auto& k : browser_->kinds()) out["kinds"].push_back({{"id", k.id}, {"label", k.label}, {"count", k.count}});
+    const glm::dvec3 start = stream_.start_position();
+    out["start"] = {start.x, start.y, start.z};
+    return to_text(out);
+  }
+  val staticScene() { return to_uint8_array(sceneria::scene::serialize(stream_.static_scene())); }
+  // {"requests":[{row,col,begin,end}],"cancel":[{row,col}],"evict":[{row,col}],"inFlight":…,…}
+  std::string update(double x, double y, double z) {
+    std::vector<sceneria::stream::SectionId> cancel;
+    const auto requests = stream_.update({x, y, z}, cancel);
+    nlohmann::ordered_json out;
+    out["requests"] = nlohmann::ordered_json::array();
+    for (const auto& r : requests) out["requests"].push_back({{"row", r.id.row}, {"col", r.id.col}, {"begin", r.begin}, {"end", r.end}});
+    out["cancel"] = nlohmann::ordered_json::array();
+    for (const auto& id : cancel) out["cancel"].push_back({{"row", id.row}, {"col", id.col}});
+    out["evict"] = nlohmann::ordered_json::array();
+    for (const auto& id : stream_.evict({x, y, z})) out["evict"].push_back({{"row", id.row}, {"col", id.col}});
+    out["inFlight"] = stream_.streamer().in_flight();
+    out["ready"] = stream_.streamer().ready();
+    out["resident"] = stream_.streamer().resident();
+    return to_text(out);
+  }
+  std::string sectionBytes(int row, int col, const val& bytes) {
+    const auto data = copy_bytes(bytes);
+    const sceneria::Error e = stream_.section_bytes({row, col}, data);
+    return e ? e.describe() : std::string();
+  }
+  void sectionFailed(int row, int col) { stream_.section_failed({row, col}); }
+  val applyOne(double x, double y, double z) {
+    auto delta = stream_.apply_one({x, y, z});
+    if (!delta) return val::null();
+    return to_uint8_array(sceneria::scene::serialize(*delta));
+  }
+  std::string rows(const std::string& kind, double first, double count) const {
+    return browser_ ? to_text(browser_->rows(kind, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count))) : "[]";
+  }
+  std::string search(const std::string& kind, const std::string& query, double limit) const {
+    return browser_ ? to_text(browser_->search(kind, query, static_cast<std::uint64_t>(limit))) : "[]";
+  }
+  std::string record(const std::string& kind, double index) const {
+    return browser_ ? to_text(browser_->record(kind, static_cast<std::uint64_t>(index))) : "null";
+  }
+
+ private:
+  sceneria::stream::Eu7bStream stream_;
+  std::unique_ptr<sceneria::eu7b::RecordBrowser> browser_;
+};
+
 class Viewer {
  public:
   std::string start() {
@@ -110,6 +187,13 @@ class Viewer {
     return viewer_.load_scene(data, error) ? std::string() : error;
   }
   void clearScene() { viewer_.clear_scene(); }
+  std::string addDelta(const val& bytes) {
+    std::string error;
+    const auto data = copy_bytes(bytes);
+    return viewer_.add_delta(data, error) ? std::string() : error;
+  }
+  void dropSection(int row, int col) { viewer_.drop_section(row, col); }
+  void startAt(double x, double y, double z) { viewer_.start_at({x, y, z}); }
   val stats() const {
     const auto& s = viewer_.stats();
     val out = val::object();
@@ -178,6 +262,8 @@ class Viewer {
     out.set("forward", val::array(std::vector<double>{f.x, f.y, f.z}));
     out.set("target", val::array(std::vector<double>{rig.orbit().target.x, rig.orbit().target.y, rig.orbit().target.z}));
     out.set("distance", rig.orbit().distance);
+    out.set("yaw", rig.orbit().yaw);
+    out.set("pitch", rig.orbit().pitch);
     out.set("driveSpeed", rig.drive_speed());
     return out;
   }
@@ -186,6 +272,13 @@ class Viewer {
   // Static geometry and model drawing distances, metres.
   void setDistances(double draw, double models) {
     viewer_.set_distances(draw, models);
+  }
+  // Restores an orbit view exactly (share links).
+  void setOrbit(double x, double y, double z, double distance, double yaw, double pitch) {
+    auto& rig = viewer_.camera();
+    rig.look_at({x, y, z}, distance);
+    rig.orbit().yaw = yaw;
+    rig.orbit().pitch = std::clamp(pitch, -1.55, 1.55);
   }
   void lookAt(double x, double y, double z, double distance) { viewer_.camera().look_at({x, y, z}, distance); }
   void update(double seconds, bool forward, bool back) {
@@ -211,6 +304,18 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("search", &DocumentBinding::search)
       .function("close", &DocumentBinding::close);
   emscripten::function("demoModule", &demo_module);
+  emscripten::class_<StreamBinding>("Stream")
+      .constructor<double, std::string>()
+      .function("addBytes", &StreamBinding::addBytes)
+      .function("open", &StreamBinding::open)
+      .function("staticScene", &StreamBinding::staticScene)
+      .function("update", &StreamBinding::update)
+      .function("sectionBytes", &StreamBinding::sectionBytes)
+      .function("sectionFailed", &StreamBinding::sectionFailed)
+      .function("applyOne", &StreamBinding::applyOne)
+      .function("rows", &StreamBinding::rows)
+      .function("search", &StreamBinding::search)
+      .function("record", &StreamBinding::record);
   emscripten::class_<Viewer>("Viewer")
       .constructor<>()
       .function("start", &Viewer::start)
@@ -221,6 +326,9 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("orbit", &Viewer::orbit)
       .function("zoom", &Viewer::zoom)
       .function("loadScene", &Viewer::loadScene)
+      .function("addDelta", &Viewer::addDelta)
+      .function("dropSection", &Viewer::dropSection)
+      .function("startAt", &Viewer::startAt)
       .function("clearScene", &Viewer::clearScene)
       .function("object", &Viewer::object)
       .function("pick", &Viewer::pick)
@@ -235,6 +343,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("mode", &Viewer::mode)
       .function("camera", &Viewer::camera)
       .function("lookAt", &Viewer::lookAt)
+      .function("setOrbit", &Viewer::setOrbit)
       .function("setDistances", &Viewer::setDistances)
       .function("update", &Viewer::update);
 }

@@ -6,6 +6,20 @@ import { VirtualList } from './virtual-list.js';
 
 const $ = (id) => document.getElementById(id);
 const status = (text) => { $('status').textContent = text; };
+// Notices stay until the next file: things the user should know (a server ignoring Range, a bad
+// link value), never as HTML.
+const notices = [];
+function notice(text) {
+  if (notices.includes(text)) return;
+  notices.push(text);
+  $('notice').textContent = notices.join(' · ');
+  $('notice').title = notices.join('\n');
+  $('notice').hidden = false;
+}
+function clearNotices() {
+  notices.length = 0;
+  $('notice').hidden = true;
+}
 const number = new Intl.NumberFormat('en-US');
 const hex = (n) => `0x${n.toString(16)}`;
 const STRING_ROWS = 200;  // the worker sends this many
@@ -17,6 +31,7 @@ let openDoc = 0;         // the worker's document the panel shows
 let pendingScene = null; // a scene that arrived before the viewer was ready
 let kinds = [];
 let selection = null;    // {kind, index, object}
+let streaming = null;    // {doc, url, size, stats, notices: Set} while a scenery streams by URL
 
 // ---- file panel ----
 function showError(name, error) {
@@ -204,7 +219,7 @@ function loadScene(scene) {
   if (error) console.error(`scene rejected: ${error}`);
 }
 
-async function open(name, request) {
+async function open(name, request, view = null) {
   const ticket = ++latest;
   setProgress(`reading ${name}`, 0);
   const result = await request;
@@ -212,11 +227,18 @@ async function open(name, request) {
   setProgress(null);
   window.sceneria.lastResult = { name, ...result, scene: undefined };
   openDoc = result.doc || 0;
+  streaming = null;
   clearSelection();
   if (result.ok) {
     showSummary(name, result.summary);
     showKinds(result.kinds);
     loadScene(result.scene);
+    if (result.stream) {
+      streaming = { doc: result.doc, ...result.stream, stats: null, notices: new Set(), fetchedAtOpen: result.stream.bytes };
+      const [x, y, z] = result.stream.start;
+      if (viewer) viewer.startAt(x, y, z);
+    }
+    if (view) applyView(view);
   } else {
     showError(name, result.error);
     showKinds([]);
@@ -226,7 +248,94 @@ async function open(name, request) {
   document.dispatchEvent(new CustomEvent('sceneria:loaded', { detail: window.sceneria.lastResult }));
 }
 
+// ---- streaming by URL ----
+let ticking = false;
+async function streamTick() {
+  if (!streaming || !viewer || ticking) return;
+  ticking = true;
+  try {
+    const s = streaming;
+    const [x, y, z] = viewer.camera().eye;
+    const r = await parser.camera(s.doc, x, y, z);
+    if (!r || streaming !== s) return;
+    for (const { row, col } of r.evict) viewer.dropSection(row, col);
+    if (r.delta) {
+      const error = viewer.addDelta(r.delta);
+      if (error) console.warn(`section rejected: ${error}`);
+    }
+    for (const e of r.errors) console.warn(`[sceneria] ${e}`);
+    s.stats = r.stats;
+    for (const n of r.stats.notices) notice(n);
+    window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen };
+  } finally {
+    ticking = false;
+  }
+}
+setInterval(streamTick, 33);  // about one section applied per frame, as the runtime does
+
+function openUrl(url, view) {
+  const ticket = latest + 1;
+  return open(decodeURIComponent(url.split('/').pop() || url), parser.openUrl(url, ({ phase }) => {
+    if (ticket === latest) setProgress(`${phase} ${url}`, 0);
+  }), view);
+}
+
+// ---- share links: #v=1&src=<url>&cam=x,y,z,distance,yaw,pitch[&sel=kind:index] (docs/share-links.md) ----
+function currentView() {
+  const c = viewer.camera();
+  return { cam: [...c.target, c.distance, c.yaw, c.pitch].map((v) => Number(v.toFixed(4))), sel: selection };
+}
+function shareLink() {
+  if (!streaming) return null;  // only sceneries opened by URL can be shared
+  const params = new URLSearchParams();
+  params.set('v', '1');
+  params.set('src', streaming.url);
+  if (viewer) {
+    if (viewer.mode() !== 'orbit') viewer.setMode('orbit');
+    params.set('cam', currentView().cam.join(','));
+  }
+  if (selection) params.set('sel', `${selection.kind}:${selection.index}`);
+  return `${location.origin}${location.pathname}#${params.toString()}`;
+}
+function parseView(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const problems = [];
+  const version = params.get('v');
+  if (!params.has('src')) return { view: null, problems };
+  if (version !== '1') problems.push(`unknown link version '${version}', reading it as version 1`);
+  const view = { src: params.get('src'), cam: null, sel: null };
+  if (params.has('cam')) {
+    const cam = params.get('cam').split(',').map(Number);
+    if (cam.length === 6 && cam.every(Number.isFinite) && cam[3] > 0) view.cam = cam;
+    else problems.push('the camera in the link is not valid and was ignored');
+  }
+  if (params.has('sel')) {
+    const m = /^([a-z_]+):(\d+)$/.exec(params.get('sel'));
+    if (m) view.sel = { kind: m[1], index: Number(m[2]) };
+    else problems.push('the selection in the link is not valid and was ignored');
+  }
+  for (const key of params.keys())
+    if (!['v', 'src', 'cam', 'sel'].includes(key)) problems.push(`unknown link field '${key}' ignored`);
+  return { view, problems };
+}
+function applyView(view) {
+  if (!viewer) return;
+  if (view.cam) viewer.setOrbit(...view.cam);
+  if (view.sel) inspect(view.sel.kind, view.sel.index, { highlight: true });
+  updateModeButtons();
+}
+$('share').addEventListener('click', async () => {
+  const link = shareLink();
+  const box = $('share-link');
+  if (!link) { status('share links are for sceneries opened by URL (#v=1&src=…)'); return; }
+  box.value = link;
+  box.hidden = false;
+  box.select();
+  try { await navigator.clipboard.writeText(link); status('link copied'); } catch { status('link ready to copy'); }
+});
+
 function openFile(file) {
+  clearNotices();
   const ticket = latest + 1;
   return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
     if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
@@ -313,6 +422,11 @@ setInterval(() => {
     `memory      ${mb(s.heapBytes)} heap, ${mb(s.gpuBytes)} GPU buffers`,
     `camera      ${cam.mode}${cam.mode === 'drive' ? ` ${(cam.driveSpeed * 3.6).toFixed(0)} km/h` : ''}`,
   ];
+  if (streaming?.stats) {
+    const t = streaming.stats;
+    lines.push(`stream      ${mb(t.bytes)} of ${mb(t.size)} (${(100 * t.bytes / t.size).toFixed(1)} %), ${t.requests} requests`);
+    lines.push(`            sections ${t.resident} resident, ${t.inFlight} loading, ${t.ready} ready`);
+  }
   $('stats').textContent = lines.join('\n');
 }, 300);
 
@@ -330,14 +444,34 @@ window.addEventListener('keydown', (e) => {
   else if (key === 'f' && viewer) { viewer.frameAll(); updateModeButtons(); }
 });
 
-window.sceneria = { parser, viewer: null, lastResult: null, openFile, recordList, screenshot, inspect };
+window.sceneria = { parser, viewer: null, lastResult: null, openFile, openUrl, recordList, screenshot, inspect,
+                    shareLink, stream: null };
 
-open('demo.eu7', parser.inspectDemo());
+// Start: a shared link or ?src= opens that scenery; otherwise the built-in demo. A link pasted
+// into the same tab (a hash change) opens too.
+function openLink(hash) {
+  const { view, problems } = parseView(hash);
+  if (!view) return false;
+  clearNotices();
+  for (const p of problems) {
+    console.warn(`[sceneria] ${p}`);
+    notice(p);
+  }
+  openUrl(view.src, view);
+  return true;
+}
+{
+  const query = new URLSearchParams(location.search);
+  const start = location.hash || (query.has('src') ? `v=1&src=${encodeURIComponent(query.get('src'))}` : '');
+  if (!openLink(start)) open('demo.eu7', parser.inspectDemo());
+}
+window.addEventListener('hashchange', () => openLink(location.hash));
 
 startViewer($('canvas')).then((v) => {
   viewer = v;
   window.sceneria.viewer = v;
   if (pendingScene) loadScene(pendingScene);
+  if (streaming) viewer.startAt(...streaming.start);
   updateModeButtons();
   document.dispatchEvent(new CustomEvent('sceneria:viewer-ready'));
 }).catch((e) => {

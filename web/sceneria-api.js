@@ -45,6 +45,18 @@ export class Parser {
   inspectBuffer(buffer, name) {
     return this.#request({ kind: 'buffer', name, buffer });
   }
+  // Opens a scenery by URL: the header by HTTP Range requests, PACK sections later, as `camera`
+  // asks. Resolves like inspect(), plus `stream: {url, size, start}`.
+  openUrl(url, onProgress) {
+    const name = decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+    return this.#request({ kind: 'url', url: new URL(url, location.href).href, name }, onProgress);
+  }
+  // A camera tick for a streamed scenery: {delta (scene bytes or null), evict: [{row, col}],
+  // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices}}; null if stale.
+  async camera(doc, x, y, z) {
+    const r = await this.#request({ kind: 'camera', doc, x, y, z });
+    return r.stale ? null : r;
+  }
   inspectDemo() {
     return this.#request({ kind: 'demo', name: 'demo.eu7' });
   }

@@ -1,6 +1,7 @@
 // The parse worker: owns one instance of the WebAssembly module (with its pthread pool) and the
 // open document. The page never parses; it posts files here and asks for pages of records.
 import createSceneria from './wasm/sceneria.js';
+import { RangeFetcher } from './range-fetch.js';
 
 const moduleReady = createSceneria({
   print: (text) => console.log(`[sceneria worker] ${text}`),
@@ -8,6 +9,75 @@ const moduleReady = createSceneria({
 });
 let document = null;
 let documentId = 0;
+// A scenery opened by URL: the header is read by ranges, PACK sections stream as the camera moves.
+let stream = null;  // {doc, wasm: Stream, fetcher, controllers: Map<"row,col", AbortController>, errors: []}
+
+async function openUrl(m, request, progress) {
+  const fetcher = new RangeFetcher(request.url);
+  // The first read learns the size; a file under 64 KiB answers 416 with it, then is read whole.
+  let head;
+  try {
+    head = await fetcher.read(0, 65536);
+  } catch (e) {
+    if (e.status !== 416 || !fetcher.size) throw e;
+    head = await fetcher.read(0, fetcher.size);
+  }
+  const size = fetcher.size ?? head.length;
+  const wasm = new m.Stream(size, request.name);
+  wasm.addBytes(0, head);
+  let result;
+  for (;;) {
+    result = JSON.parse(wasm.open());
+    if (!result.need) break;
+    progress('reading the header of', 0);
+    const [begin, end] = result.need;
+    wasm.addBytes(begin, await fetcher.read(begin, end));
+  }
+  result.doc = ++documentId;
+  if (stream) for (const c of stream.controllers.values()) c.abort();
+  stream = null;
+  if (!result.ok) return result;
+  stream = { doc: result.doc, wasm, fetcher, controllers: new Map(), errors: [] };
+  result.scene = wasm.staticScene();
+  result.stream = { url: request.url, size, start: result.start, bytes: fetcher.bytes, requests: fetcher.requests };
+  return result;
+}
+
+// One camera tick: request what the camera needs, cancel what it left, hand back at most one
+// decoded section as a scene delta, and the sections to drop.
+function cameraTick(request) {
+  if (!stream || request.doc !== stream.doc) return { stale: true };
+  const s = stream;
+  const { x, y, z } = request;
+  const u = JSON.parse(s.wasm.update(x, y, z));
+  for (const { row, col } of u.cancel) {
+    s.controllers.get(`${row},${col}`)?.abort();
+    s.controllers.delete(`${row},${col}`);
+  }
+  for (const { row, col, begin, end } of u.requests) {
+    const key = `${row},${col}`;
+    const controller = new AbortController();
+    s.controllers.set(key, controller);
+    s.fetcher.read(begin, end, controller.signal).then((bytes) => {
+      if (stream !== s || controller.signal.aborted) return;
+      s.controllers.delete(key);
+      const error = s.wasm.sectionBytes(row, col, bytes);
+      if (error) s.errors.push(`section ${row},${col}: ${error}`);
+    }).catch((e) => {
+      if (stream !== s || e.name === 'AbortError') return;
+      s.controllers.delete(key);
+      s.wasm.sectionFailed(row, col);
+      s.errors.push(`section ${row},${col}: ${e.message}`);
+    });
+  }
+  const delta = s.wasm.applyOne(x, y, z);
+  const errors = s.errors.splice(0);
+  return {
+    delta, evict: u.evict, errors,
+    stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
+             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice() },
+  };
+}
 
 // Reads a File in pieces so the page can show progress for big files.
 async function readFile(file, progress) {
@@ -30,17 +100,25 @@ async function readFile(file, progress) {
 async function handle(request, progress) {
   const m = await moduleReady;
   if (!document) document = new m.Document();
+  // Record lists come from the stream's header when a scenery was opened by URL.
+  const source = stream && stream.doc === documentId ? stream.wasm : document;
   switch (request.kind) {
+    case 'camera':
+      return cameraTick(request);
+    case 'url':
+      return openUrl(m, request, progress);
     case 'rows':
       if (request.doc !== documentId) return { stale: true };
-      return { rows: JSON.parse(document.rows(request.list, request.first, request.count)) };
+      return { rows: JSON.parse(source.rows(request.list, request.first, request.count)) };
     case 'search':
       if (request.doc !== documentId) return { stale: true };
-      return { rows: JSON.parse(document.search(request.list, request.query, request.limit)) };
+      return { rows: JSON.parse(source.search(request.list, request.query, request.limit)) };
     case 'record':
       if (request.doc !== documentId) return { stale: true };
-      return { record: JSON.parse(document.record(request.list, request.index)) };
+      return { record: JSON.parse(source.record(request.list, request.index)) };
     default: {
+      if (stream) for (const c of stream.controllers.values()) c.abort();
+      stream = null;
       const bytes = request.kind === 'demo' ? m.demoModule()
         : request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);
       progress('parsing', 0);
@@ -62,8 +140,9 @@ self.onmessage = async (event) => {
   const progress = (phase, fraction) => self.postMessage({ id, progress: { phase, fraction } });
   try {
     const result = await handle(event.data, progress);
-    // The scene buffer moves to the page without a copy.
-    self.postMessage({ id, ...result }, result.scene ? [result.scene.buffer] : []);
+    // Scene buffers move to the page without a copy.
+    const transfer = [result.scene?.buffer, result.delta?.buffer].filter(Boolean);
+    self.postMessage({ id, ...result }, transfer);
   } catch (e) {
     self.postMessage({ id, ok: false, error: { code: 'internal', offset: 0, message: String(e && e.message || e) } });
   }

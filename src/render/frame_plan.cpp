@@ -31,22 +31,26 @@ bool Frustum::intersects(const glm::vec3& lo, const glm::vec3& hi) const {
   return true;
 }
 
+void prepare_section(const scene::Scene& scene, std::size_t s, PreparedScene& out) {
+  if (out.instances.size() <= s) out.instances.resize(s + 1);
+  auto& list = out.instances[s];
+  list.clear();
+  list.reserve(scene.sections[s].instances.size());
+  for (const scene::Instance& i : scene.sections[s].instances) {
+    // MaSzyna applies Y, then X, then Z rotations (degrees), then scale.
+    glm::mat4 r(1.0f);
+    r = glm::rotate(r, glm::radians(i.angles.y), glm::vec3(0, 1, 0));
+    r = glm::rotate(r, glm::radians(i.angles.x), glm::vec3(1, 0, 0));
+    r = glm::rotate(r, glm::radians(i.angles.z), glm::vec3(0, 0, 1));
+    list.push_back({i.offset, glm::mat3(r) * glm::mat3(glm::scale(glm::mat4(1.0f), i.scale)), i.mesh, i.range_sq_min,
+                    i.range_sq_max, i.object});
+  }
+}
+
 void prepare(const scene::Scene& scene, PreparedScene& out) {
   out.scene = &scene;
   out.instances.assign(scene.sections.size(), {});
-  for (std::size_t s = 0; s < scene.sections.size(); ++s) {
-    auto& list = out.instances[s];
-    list.reserve(scene.sections[s].instances.size());
-    for (const scene::Instance& i : scene.sections[s].instances) {
-      // MaSzyna applies Y, then X, then Z rotations (degrees), then scale.
-      glm::mat4 r(1.0f);
-      r = glm::rotate(r, glm::radians(i.angles.y), glm::vec3(0, 1, 0));
-      r = glm::rotate(r, glm::radians(i.angles.x), glm::vec3(1, 0, 0));
-      r = glm::rotate(r, glm::radians(i.angles.z), glm::vec3(0, 0, 1));
-      list.push_back({i.offset, glm::mat3(r) * glm::mat3(glm::scale(glm::mat4(1.0f), i.scale)), i.mesh, i.range_sq_min,
-                      i.range_sq_max, i.object});
-    }
-  }
+  for (std::size_t s = 0; s < scene.sections.size(); ++s) prepare_section(scene, s, out);
 }
 
 void plan_frame(const PreparedScene& prepared, const CameraMatrices& camera, const PlanSettings& settings,

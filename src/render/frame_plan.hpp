@@ -30,6 +30,8 @@ struct PreparedScene {
   std::vector<std::vector<PreparedInstance>> instances;  // per section
 };
 void prepare(const scene::Scene& scene, PreparedScene& out);
+// Re-prepares one section after streaming changed it (it may be new: the last index + 1).
+void prepare_section(const scene::Scene& scene, std::size_t section, PreparedScene& out);
 
 struct InstanceGpu {  // 52 bytes: three rows of a 3x4 matrix (translation camera-relative), object id
   glm::vec4 rows[3];

@@ -308,7 +308,13 @@ void Renderer::set_scene(const scene::Scene* scene) {
       section_batches_[s].push_back(g);
     }
   }
-  for (const scene::Mesh& m : scene->meshes) {
+  upload_meshes();
+  glBindVertexArray(0);
+}
+
+void Renderer::upload_meshes() {
+  for (std::size_t k = meshes_.size(); k < scene_->meshes.size(); ++k) {
+    const scene::Mesh& m = scene_->meshes[k];
     GpuMesh g;
     g.color = unpack_rgba(m.color);
     g.index_count = static_cast<int>(m.indices.size());
@@ -341,6 +347,13 @@ void Renderer::set_scene(const scene::Scene* scene) {
     meshes_.push_back(g);
   }
   glBindVertexArray(0);
+}
+
+void Renderer::update_section(std::size_t index) {
+  if (!scene_ || index >= scene_->sections.size()) return;
+  prepare_section(*scene_, index, prepared_);
+  if (section_batches_.size() < scene_->sections.size()) section_batches_.resize(scene_->sections.size());
+  upload_meshes();  // a streamed section may bring meshes (model files) not seen before
 }
 
 void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {

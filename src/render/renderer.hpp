@@ -35,6 +35,9 @@ class Renderer {
   bool init(std::string& error);
   // Uploads a scene (kept by pointer: it must outlive the renderer's use of it).
   void set_scene(const scene::Scene* scene);
+  // The scene's section `index` changed (streamed instances added or dropped), or is new; new
+  // meshes may have been appended. Uploads only what changed.
+  void update_section(std::size_t index);
   void set_highlight(std::uint32_t object) { highlight_ = object; }
   void set_grid(bool on) { grid_ = on; }
   PlanSettings& settings() { return settings_; }
@@ -60,6 +63,7 @@ class Renderer {
   void draw_scene(const CameraMatrices& camera, bool ids);
   void plan_and_upload(const CameraMatrices& camera);  // frame plan + one instance-buffer upload
   void build_grid();
+  void upload_meshes();  // meshes the scene has beyond those uploaded
 
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
   unsigned sky_vao_ = 0;

@@ -85,6 +85,36 @@ bool WebViewer::load_scene(std::span<const std::uint8_t> bytes, std::string& err
   return true;
 }
 
+bool WebViewer::add_delta(std::span<const std::uint8_t> bytes, std::string& error) {
+  if (!scene_) {
+    error = "no scene to stream into";
+    return false;
+  }
+  auto delta = scene::deserialize(bytes);
+  if (!delta) {
+    error = delta.error().describe();
+    return false;
+  }
+  const std::size_t objects_before = scene_->objects.size();
+  auto index = scene::merge_delta(*scene_, std::move(delta).value());
+  if (!index) {
+    error = index.error().describe();
+    return false;
+  }
+  for (std::uint32_t id = static_cast<std::uint32_t>(objects_before); id < scene_->objects.size(); ++id) {
+    const scene::Object& o = scene_->objects[id];
+    if (o.kind < objects_by_kind_.size()) objects_by_kind_[o.kind].push_back(id);
+  }
+  renderer_.update_section(*index);
+  return true;
+}
+
+void WebViewer::drop_section(int row, int col) {
+  if (!scene_) return;
+  const std::ptrdiff_t index = scene::drop_streamed(*scene_, row, col);
+  if (index >= 0) renderer_.update_section(static_cast<std::size_t>(index));
+}
+
 void WebViewer::frame_start() {
   if (!scene_ || scene_->sections.empty()) return;
   // A whole big scenery from afar is only fog and no models: start at the beginning of its first

@@ -37,6 +37,11 @@ class WebViewer {
   // Replaces the scene (a serialized scene::Scene) and frames it; false with a message if bad.
   bool load_scene(std::span<const std::uint8_t> bytes, std::string& error);
   void clear_scene();
+  // Streaming: merges a scene delta (one PACK section) into the scene; drops one again.
+  bool add_delta(std::span<const std::uint8_t> bytes, std::string& error);
+  void drop_section(int row, int col);
+  // Starts the camera at a world point (the stream's start: the first track).
+  void start_at(const glm::dvec3& point) { rig_.look_at(point, 350.0); }
   void frame_start();
   void set_grid(bool on) { renderer_.set_grid(on); }  // the start view: framing the content, or the line's start for big sceneries
   void set_distances(double draw, double models) {

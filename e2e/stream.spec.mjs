@@ -1,0 +1,121 @@
+// Opening a scenery by URL: the header by Range requests, sections streamed as the camera moves,
+// share links that restore the view, and servers that misbehave.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test, expect } from './helpers.mjs';
+import { startFaultServer } from './fault-server.mjs';
+
+const PORT = 8142;
+let server, file, size;
+
+// The faulty server's 500s are provoked on purpose; aborted requests are sections the camera (or
+// the next link) no longer needs, cancelled by design.
+test.use({ allowedErrorPattern: /status of (500|416)|HTTP (500|416) http:\/\/127\.0\.0\.1:8142\/|8142\/\w+\/line\.eu7 net::ERR_ABORTED/ });
+
+test.beforeAll(async () => {
+  file = join(mkdtempSync(join(tmpdir(), 'sceneria-stream-')), 'line.eu7');
+  execFileSync(resolve('build/native/sceneria'), ['generate', file, '--models', '800000', '--seed', '4']);
+  size = statSync(file).size;
+  server = await startFaultServer(file, PORT);
+});
+test.afterAll(() => server?.close());
+test.beforeEach(async () => { await fetch(`http://127.0.0.1:${PORT}/reset`); });
+
+const link = (path, extra = '') => `/#v=1&src=${encodeURIComponent(`http://127.0.0.1:${PORT}/${path}/line.eu7`)}${extra}`;
+const serverStats = async () => (await fetch(`http://127.0.0.1:${PORT}/stats`)).json();
+
+async function waitStreamed(page, resident) {
+  await page.waitForFunction((n) => (window.sceneria.stream?.resident ?? 0) >= n, resident, { timeout: 60_000 });
+}
+
+test('opened by URL: the first frame after fetching under 2% of the file, then sections stream in', async ({ page }) => {
+  expect(size).toBeGreaterThan(35_000_000);
+  await page.goto(link('ok'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+  const open = await page.evaluate(() => window.sceneria.lastResult.stream);
+  expect(open.size).toBe(size);
+  expect(open.bytes / size).toBeLessThan(0.02);  // the header pass: everything but PACK
+  // The first frame is drawn from the header alone (tracks, terrain), before any section.
+  const first = await page.evaluate(() => { const v = window.sceneria.viewer; v.renderFrame(); return v.stats(); });
+  expect(first.triangles).toBeGreaterThan(1000);
+  await waitStreamed(page, 20);
+  const s = await page.evaluate(() => ({ stream: window.sceneria.stream, viewer: window.sceneria.viewer.stats() }));
+  expect(s.viewer.instances).toBeGreaterThan(1000);
+  expect(s.stream.bytes).toBeLessThan(size / 2);  // never the whole file
+  const served = await serverStats();
+  expect(served.ok.bytes).toBeLessThanOrEqual(s.stream.bytes + 4 * 65536 + 10_000_000);  // in-flight slack
+  expect(served.ok.maxConcurrent).toBeLessThanOrEqual(4);
+});
+
+test('flying 10 km loads new sections and evicts old ones; memory stays bounded', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto(link('ok'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+  await waitStreamed(page, 30);
+  const start = await page.evaluate(() => window.sceneria.viewer.camera().target);
+  let maxResident = 0;
+  for (let km = 1; km <= 10; km++) {
+    await page.evaluate(({ x, y, z }) => window.sceneria.viewer.lookAt(x, y, z, 350), { x: start[0], y: start[1], z: start[2] + km * 1000 });
+    await page.waitForTimeout(700);
+    maxResident = Math.max(maxResident, await page.evaluate(() => window.sceneria.stream.resident));
+  }
+  await page.waitForFunction(() => window.sceneria.stream.inFlight === 0 && window.sceneria.stream.ready === 0, null, { timeout: 60_000 });
+  const s = await page.evaluate(() => window.sceneria.stream);
+  // Sections around the new place are resident; the bound: a (2 x 11 + 1)² square plus look-ahead.
+  expect(maxResident).toBeLessThanOrEqual(23 * 23 + 4 * 23);
+  const viewer = await page.evaluate(() => window.sceneria.viewer.stats());
+  expect(viewer.instances).toBeGreaterThan(500);
+  expect(s.bytes).toBeGreaterThan(0);
+});
+
+test('a share link reopens the same view', async ({ page, browser }) => {
+  await page.goto(link('ok'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+  await page.evaluate(() => window.sceneria.viewer.setOrbit(120.5, 0, 800.25, 180, 0.7, 0.45));
+  await page.click('#share');
+  const shared = await page.locator('#share-link').inputValue();
+  expect(shared).toContain('#v=1&src=');
+  expect(shared).toContain('cam=120.5%2C0%2C800.25%2C180%2C0.7%2C0.45');
+  const other = await browser.newPage({ viewport: { width: 1200, height: 750 } });
+  await other.goto(shared);
+  await other.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+  const a = await page.evaluate(() => window.sceneria.viewer.camera());
+  const b = await other.evaluate(() => window.sceneria.viewer.camera());
+  for (const k of ['target', 'eye']) for (let i = 0; i < 3; i++) expect(b[k][i]).toBeCloseTo(a[k][i], 3);
+  expect(b.distance).toBeCloseTo(a.distance, 6);
+  // Same view, same pixels once both have streamed the same sections around it.
+  const settle = (p) => p.waitForFunction(() => window.sceneria.stream && window.sceneria.stream.inFlight === 0 &&
+                                           window.sceneria.stream.ready === 0 && window.sceneria.stream.resident > 20, null, { timeout: 60_000 });
+  await settle(page);
+  await settle(other);
+  const pixels = (p) => p.evaluate(() => { const v = window.sceneria.viewer; const s = v.stats(); return Array.from(v.readPixels(0, 0, s.width, s.height)); });
+  const pa = await pixels(page), pb = await pixels(other);
+  expect(pb.length).toBe(pa.length);
+  let differ = 0;
+  for (let i = 0; i < pa.length; i += 4) if (Math.abs(pa[i] - pb[i]) + Math.abs(pa[i + 1] - pb[i + 1]) + Math.abs(pa[i + 2] - pb[i + 2]) > 30) differ++;
+  expect(differ / (pa.length / 4)).toBeLessThan(0.01);
+  await other.close();
+});
+
+test('bad link values are ignored with a notice', async ({ page }) => {
+  await page.goto(link('ok', '&cam=1,2,nope&sel=%3Cb%3E&zoom=3'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok, null, { timeout: 60_000 });
+  await expect(page.locator('#notice')).toContainText('the camera in the link is not valid and was ignored');
+  await expect(page.locator('#notice')).toContainText('the selection in the link is not valid and was ignored');
+  await expect(page.locator('#notice')).toContainText("unknown link field 'zoom' ignored");
+  expect(await page.locator('header b').count()).toBe(0);
+});
+
+test('short bodies, 500s and a server ignoring Range are survived', async ({ page }) => {
+  for (const path of ['short', 'flaky']) {
+    await page.goto(link(path));
+    await page.waitForFunction(() => window.sceneria?.lastResult?.ok, null, { timeout: 60_000 });
+    await waitStreamed(page, 10);
+  }
+  await page.goto(link('norange'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok, null, { timeout: 60_000 });
+  await waitStreamed(page, 10);
+  await expect(page.locator('#notice')).toContainText('ignores HTTP Range');
+});

@@ -259,14 +259,17 @@ async function streamTick() {
     const r = await parser.camera(s.doc, x, y, z);
     if (!r || streaming !== s) return;
     for (const { row, col } of r.evict) viewer.dropSection(row, col);
+    s.evicted = (s.evicted || 0) + r.evict.length;
     if (r.delta) {
       const error = viewer.addDelta(r.delta);
       if (error) console.warn(`section rejected: ${error}`);
+      else s.applied = (s.applied || 0) + 1;
     }
     for (const e of r.errors) console.warn(`[sceneria] ${e}`);
     s.stats = r.stats;
     for (const n of r.stats.notices) notice(n);
-    window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen };
+    window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
+                               evicted: s.evicted || 0 };
   } finally {
     ticking = false;
   }
@@ -286,7 +289,7 @@ function currentView() {
   return { cam: [...c.target, c.distance, c.yaw, c.pitch].map((v) => Number(v.toFixed(4))), sel: selection };
 }
 function shareLink() {
-  if (!streaming) return null;  // only sceneries opened by URL can be shared
+  if (!streaming?.url) return null;  // only sceneries opened by URL can be shared
   const params = new URLSearchParams();
   params.set('v', '1');
   params.set('src', streaming.url);

@@ -12,8 +12,32 @@ let documentId = 0;
 // A scenery opened by URL: the header is read by ranges, PACK sections stream as the camera moves.
 let stream = null;  // {doc, wasm: Stream, fetcher, controllers: Map<"row,col", AbortController>, errors: []}
 
+// A dropped File read the same way: slices on demand, so a 2 GB file is never read whole.
+class FileRanges {
+  constructor(file) {
+    this.file = file;
+    this.size = file.size;
+    this.bytes = 0;
+    this.requests = 0;
+    this.notices = [];
+  }
+  async read(begin, end, signal) {
+    if (signal?.aborted) throw new DOMException('aborted', 'AbortError');
+    this.requests++;
+    const data = new Uint8Array(await this.file.slice(begin, Math.min(end, this.size)).arrayBuffer());
+    this.bytes += data.length;
+    return data;
+  }
+}
+
+// Files above this size are opened like a URL: header first, sections around the camera.
+const STREAM_FILES_ABOVE = 64 * 1024 * 1024;
+
 async function openUrl(m, request, progress) {
-  const fetcher = new RangeFetcher(request.url);
+  return openStream(m, new RangeFetcher(request.url), request, progress);
+}
+
+async function openStream(m, fetcher, request, progress) {
   // The first read learns the size; a file under 64 KiB answers 416 with it, then is read whole.
   let head;
   try {
@@ -39,7 +63,7 @@ async function openUrl(m, request, progress) {
   if (!result.ok) return result;
   stream = { doc: result.doc, wasm, fetcher, controllers: new Map(), errors: [] };
   result.scene = wasm.staticScene();
-  result.stream = { url: request.url, size, start: result.start, bytes: fetcher.bytes, requests: fetcher.requests };
+  result.stream = { url: request.url ?? null, size, start: result.start, bytes: fetcher.bytes, requests: fetcher.requests };
   return result;
 }
 
@@ -117,6 +141,9 @@ async function handle(request, progress) {
       if (request.doc !== documentId) return { stale: true };
       return { record: JSON.parse(source.record(request.list, request.index)) };
     default: {
+      if (request.file && request.file.size > STREAM_FILES_ABOVE) {
+        return openStream(m, new FileRanges(request.file), { name: request.name }, progress);
+      }
       if (stream) for (const c of stream.controllers.values()) c.abort();
       stream = null;
       const bytes = request.kind === 'demo' ? m.demoModule()

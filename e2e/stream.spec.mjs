@@ -3,9 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { test, expect } from './helpers.mjs';
 import { startFaultServer } from './fault-server.mjs';
+import { startNginx } from './nginx.mjs';
 
 const PORT = 8142;
 let server, file, size;
@@ -138,4 +139,26 @@ test('a big dropped file is read by slices, never whole', async ({ page }) => {
   const s = await page.evaluate(() => window.sceneria.stream);
   expect(s.bytes).toBeLessThan(size / 4);
   expect(await page.evaluate(() => window.sceneria.shareLink())).toBeNull();  // a local file has no URL to share
+});
+
+test('served by nginx: the first frame after under 2% of the file, counted by nginx itself', async ({ page }) => {
+  const nginx = await startNginx(dirname(file), 8143);
+  try {
+    await page.goto(`/#v=1&src=${encodeURIComponent('http://127.0.0.1:8143/line.eu7')}`);
+    await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+    // nginx logs a response when it is done; give the log a moment.
+    await page.waitForTimeout(300);
+    const atOpen = await page.evaluate(() => window.sceneria.lastResult.stream.bytes);
+    expect(atOpen / size).toBeLessThan(0.02);
+    await waitStreamed(page, 10);
+    const s = await page.evaluate(() => window.sceneria.stream);
+    await page.waitForTimeout(500);
+    const sent = nginx.bytesSent('/line.eu7');
+    expect(sent).toBeGreaterThanOrEqual(atOpen);
+    expect(sent).toBeLessThan(size / 4);           // server-side: nowhere near the whole file
+    expect(Math.abs(sent - s.bytes)).toBeLessThan(16 * 1024 * 1024);  // the page's count agrees (in-flight aside)
+    expect(s.notices).toEqual([]);                 // nginx serves Range: no whole-file fallback
+  } finally {
+    nginx.stop();
+  }
 });

@@ -162,3 +162,12 @@ test('served by nginx: the first frame after under 2% of the file, counted by ng
     nginx.stop();
   }
 });
+
+test('the file changing on the server (new ETag) drops the caches and reloads once', async ({ page }) => {
+  await page.goto(link('changing'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+  await expect(page.locator('#notice')).toContainText('the file changed on the server while it was open: reloaded');
+  await waitStreamed(page, 10);  // and streaming goes on against the new version
+  await page.waitForTimeout(1000);
+  expect(await page.evaluate(() => window.sceneria.reloads)).toBe(1);
+});

@@ -233,6 +233,10 @@ async function open(name, request, view = null) {
     showSummary(name, result.summary);
     showKinds(result.kinds);
     loadScene(result.scene);
+    if (result.reloaded) {
+      notice('the file changed on the server while it was open: reloaded');
+      window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
+    }
     if (result.stream) {
       streaming = { doc: result.doc, ...result.stream, stats: null, notices: new Set(), fetchedAtOpen: result.stream.bytes };
       const [x, y, z] = result.stream.start;
@@ -258,6 +262,12 @@ async function streamTick() {
     const [x, y, z] = viewer.camera().eye;
     const r = await parser.camera(s.doc, x, y, z);
     if (!r || streaming !== s) return;
+    if (r.reload) {  // the file changed on the server: reopen it once, keeping the view
+      notice('the file changed on the server while it was open: reloaded');
+      window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
+      openUrl(s.url, { cam: currentView().cam, sel: null });
+      return;
+    }
     for (const { row, col } of r.evict) viewer.dropSection(row, col);
     s.evicted = (s.evicted || 0) + r.evict.length;
     if (r.delta) {

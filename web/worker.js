@@ -38,6 +38,8 @@ async function openUrl(m, request, progress) {
 }
 
 async function openStream(m, fetcher, request, progress) {
+  let changed = false;
+  fetcher.onChange = () => { changed = true; };
   // The first read learns the size; a file under 64 KiB answers 416 with it, then is read whole.
   let head;
   try {
@@ -57,11 +59,17 @@ async function openStream(m, fetcher, request, progress) {
     const [begin, end] = result.need;
     wasm.addBytes(begin, await fetcher.read(begin, end));
   }
+  // The file changed while its header was read: start over once with fresh caches.
+  if (changed && request.url && !request.reloaded) {
+    return openStream(m, new RangeFetcher(request.url), { ...request, reloaded: true }, progress);
+  }
   result.doc = ++documentId;
+  result.reloaded = Boolean(request.reloaded);
   if (stream) for (const c of stream.controllers.values()) c.abort();
   stream = null;
   if (!result.ok) return result;
-  stream = { doc: result.doc, wasm, fetcher, controllers: new Map(), errors: [] };
+  stream = { doc: result.doc, wasm, fetcher, controllers: new Map(), errors: [], changed: false };
+  fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
   result.stream = { url: request.url ?? null, size, start: result.start, bytes: fetcher.bytes, requests: fetcher.requests };
   return result;
@@ -73,6 +81,12 @@ function cameraTick(request) {
   if (!stream || request.doc !== stream.doc) return { stale: true };
   const s = stream;
   const { x, y, z } = request;
+  // The file changed on the server: what was cached no longer matches; the page reopens it.
+  if (s.changed) {
+    for (const c of s.controllers.values()) c.abort();
+    stream = null;
+    return { reload: true, evict: [], errors: [], stats: null };
+  }
   const u = JSON.parse(s.wasm.update(x, y, z));
   for (const { row, col } of u.cancel) {
     s.controllers.get(`${row},${col}`)?.abort();

@@ -43,6 +43,22 @@ test('opened by URL: the first frame after fetching under 2% of the file, then s
   expect(first.triangles).toBeGreaterThan(1000);
   await waitStreamed(page, 20);
   const s = await page.evaluate(() => ({ stream: window.sceneria.stream, viewer: window.sceneria.viewer.stats() }));
+  // The minimap shows the PIDX grid: loaded sections in green around the camera's red dot.
+  await expect(page.locator('#minimap')).toBeVisible();
+  const map = await page.evaluate(() => {
+    const c = document.getElementById('minimap');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let green = 0, red = 0, grey = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] === 0x3f && d[i + 1] === 0xae && d[i + 2] === 0x5a) green++;
+      if (d[i] === 0xff && d[i + 1] === 0x40 && d[i + 2] === 0x40) red++;
+      if (d[i] === 0x4a && d[i + 1] === 0x53 && d[i + 2] === 0x5c) grey++;
+    }
+    return { green, red, grey };
+  });
+  expect(map.green).toBeGreaterThan(20);
+  expect(map.grey).toBeGreaterThan(map.green);  // most of the 100 MB scenery is not loaded
+  expect(map.red).toBeGreaterThan(3);
   expect(s.viewer.instances).toBeGreaterThan(1000);
   expect(s.stream.bytes).toBeLessThan(size / 2);  // never the whole file
   const served = await serverStats();

@@ -144,6 +144,18 @@ class StreamBinding {
     return e ? e.describe() : std::string();
   }
   void sectionFailed(int row, int col) { stream_.section_failed({row, col}); }
+  // [row, col, state, row, col, state, …]: 0 idle, 1 loading, 2 decoded, 3 resident.
+  val grid() const {
+    std::vector<std::int32_t> out;
+    for (const auto& [id, state] : stream_.streamer().states()) {
+      out.push_back(id.row);
+      out.push_back(id.col);
+      out.push_back(static_cast<std::int32_t>(state));
+    }
+    val array = val::global("Int32Array").new_(out.size());
+    array.call<void>("set", val(emscripten::typed_memory_view(out.size(), out.data())));
+    return array;
+  }
   val applyOne(double x, double y, double z) {
     auto delta = stream_.apply_one({x, y, z});
     if (!delta) return val::null();
@@ -312,6 +324,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("update", &StreamBinding::update)
       .function("sectionBytes", &StreamBinding::sectionBytes)
       .function("sectionFailed", &StreamBinding::sectionFailed)
+      .function("grid", &StreamBinding::grid)
       .function("applyOne", &StreamBinding::applyOne)
       .function("rows", &StreamBinding::rows)
       .function("search", &StreamBinding::search)

@@ -228,6 +228,7 @@ async function open(name, request, view = null) {
   window.sceneria.lastResult = { name, ...result, scene: undefined };
   openDoc = result.doc || 0;
   streaming = null;
+  $('minimap').hidden = true;
   clearSelection();
   if (result.ok) {
     showSummary(name, result.summary);
@@ -278,6 +279,8 @@ async function streamTick() {
     for (const e of r.errors) console.warn(`[sceneria] ${e}`);
     s.stats = r.stats;
     for (const n of r.stats.notices) notice(n);
+    if (r.grid) s.grid = r.grid;
+    drawMinimap(s, x, z);
     window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
                                evicted: s.evicted || 0 };
   } finally {
@@ -285,6 +288,37 @@ async function streamTick() {
   }
 }
 setInterval(streamTick, 33);  // about one section applied per frame, as the runtime does
+
+// The PIDX grid: every section of the module, coloured by its streaming state, and the camera.
+const MAP_COLOURS = ['#4a535c', '#e0a33a', '#9fd07a', '#3fae5a'];  // idle, loading, decoded, resident
+function drawMinimap(s, camX, camZ) {
+  const canvas = $('minimap');
+  canvas.hidden = !s.grid;
+  if (!s.grid) return;
+  const g = s.grid;
+  let r0 = Infinity, r1 = -Infinity, c0 = Infinity, c1 = -Infinity;
+  for (let i = 0; i < g.length; i += 3) {
+    r0 = Math.min(r0, g[i]); r1 = Math.max(r1, g[i]);
+    c0 = Math.min(c0, g[i + 1]); c1 = Math.max(c1, g[i + 1]);
+  }
+  const ctx = canvas.getContext('2d');
+  const span = Math.max(r1 - r0, c1 - c0) + 1;
+  const cell = Math.max(1, Math.floor((canvas.width - 8) / span));
+  ctx.fillStyle = 'rgba(21,25,30,0.85)';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  // North (+z, higher rows) up.
+  const px = (col) => 4 + (col - c0) * cell;
+  const py = (row) => canvas.height - 4 - (row - r0 + 1) * cell;
+  for (let i = 0; i < g.length; i += 3) {
+    ctx.fillStyle = MAP_COLOURS[g[i + 2]] || '#4a535c';
+    ctx.fillRect(px(g[i + 1]), py(g[i]), Math.max(1, cell - 1), Math.max(1, cell - 1));
+  }
+  const col = camX / 1000 + 250, row = camZ / 1000 + 250;
+  ctx.fillStyle = '#ff4040';
+  ctx.beginPath();
+  ctx.arc(4 + (col - c0) * cell, canvas.height - 4 - (row - r0) * cell, 3, 0, 2 * Math.PI);
+  ctx.fill();
+}
 
 function openUrl(url, view) {
   const ticket = latest + 1;

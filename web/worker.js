@@ -110,8 +110,10 @@ function cameraTick(request) {
   }
   const delta = s.wasm.applyOne(x, y, z);
   const errors = s.errors.splice(0);
+  s.ticks = (s.ticks || 0) + 1;
+  const grid = s.ticks % 8 === 1 ? s.wasm.grid() : null;  // the map does not need every tick
   return {
-    delta, evict: u.evict, errors,
+    delta, evict: u.evict, errors, grid,
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
              ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice() },
   };

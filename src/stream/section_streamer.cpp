@@ -42,6 +42,13 @@ State SectionStreamer::state(SectionId id) const {
   return it == sections_.end() ? State::idle : it->second.state;
 }
 
+std::vector<std::pair<SectionId, State>> SectionStreamer::states() const {
+  std::vector<std::pair<SectionId, State>> out;
+  out.reserve(sections_.size());
+  for (const auto& [id, e] : sections_) out.push_back({id, e.state});
+  return out;
+}
+
 std::vector<SectionId> SectionStreamer::bootstrap(const glm::dvec3& start) const {
   const SectionId c = section_of(start);
   std::vector<SectionId> out;

@@ -54,6 +54,8 @@ class SectionStreamer {
   std::vector<SectionId> evict(const glm::dvec3& camera);
 
   State state(SectionId id) const;
+  // Every section of the module with its state, for a map of the streaming.
+  std::vector<std::pair<SectionId, State>> states() const;
   std::size_t in_flight() const { return count(State::in_flight); }
   std::size_t ready() const { return count(State::ready); }
   std::size_t resident() const { return count(State::resident); }

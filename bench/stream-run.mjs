@@ -1,0 +1,57 @@
+// Streaming over HTTP on localhost: time to the first frame and bytes fetched for a 100 MB and a
+// 1 GB generated scenery served by nginx, then sections applied per second while flying.
+//   node bench/stream-run.mjs [--sizes 2200000,22000000]   (after npm run build:native and build:wasm)
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { startNginx } from '../e2e/nginx.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const sizes = arg('sizes', '2200000,22000000').split(',').map(Number);
+const dir = mkdtempSync(join(tmpdir(), 'sceneria-stream-bench-'));
+for (const n of sizes) execFileSync('build/native/sceneria', ['generate', join(dir, `s${n}.eu7`), '--models', String(n), '--seed', '1']);
+const nginx = await startNginx(dir, 8161);
+const server = spawn('node', ['scripts/serve.mjs', '--port', '8162'], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 800));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'] });
+const rows = [];
+for (const n of sizes) {
+  const name = `s${n}.eu7`;
+  const size = statSync(join(dir, name)).size;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const t0 = Date.now();
+  await page.goto(`http://127.0.0.1:8162/#v=1&src=${encodeURIComponent(`http://127.0.0.1:8161/${name}`)}`);
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer?.stats().sectionsTotal > 0,
+                             null, { timeout: 300_000 });
+  const firstFrameMs = Date.now() - t0;
+  const atOpen = await page.evaluate(() => window.sceneria.lastResult.stream.bytes);
+  // Fly along the line at 500 m/s for 20 s with few instances drawn (SwiftShader), counting applied sections.
+  await page.evaluate(() => window.sceneria.viewer.setDistances(6000, 500));
+  await page.waitForFunction(() => (window.sceneria.stream?.applied ?? 0) > 0, null, { timeout: 60_000 });
+  const before = await page.evaluate(() => window.sceneria.stream.applied);
+  const t1 = Date.now();
+  for (let i = 0; i < 40; i++) {
+    await page.evaluate((z) => window.sceneria.viewer.lookAt(0, 0, z, 350), 2000 + i * 250);
+    await page.waitForTimeout(500);
+  }
+  const s = await page.evaluate(() => window.sceneria.stream);
+  const seconds = (Date.now() - t1) / 1000;
+  rows.push({ n, size, firstFrameMs, atOpen, applied: s.applied - before, seconds, bytes: s.bytes, resident: s.resident });
+  await page.close();
+}
+await browser.close();
+server.kill();
+nginx.stop();
+console.log('| scenery | file | first frame | fetched at first frame | sections applied while flying | fetched after 10 km | resident |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.n.toLocaleString('en-US')} models | ${(r.size / 1e6).toFixed(0)} MB | ${(r.firstFrameMs / 1000).toFixed(2)} s | ` +
+              `${(r.atOpen / 1e6).toFixed(2)} MB (${(100 * r.atOpen / r.size).toFixed(2)} %) | ${(r.applied / r.seconds).toFixed(1)} /s | ` +
+              `${(r.bytes / 1e6).toFixed(1)} MB (${(100 * r.bytes / r.size).toFixed(1)} %) | ${r.resident} |`);
+}

@@ -276,7 +276,10 @@ async function streamTick() {
       if (error) console.warn(`section rejected: ${error}`);
       else s.applied = (s.applied || 0) + 1;
     }
-    for (const e of r.errors) console.warn(`[sceneria] ${e}`);
+    for (const e of r.errors) {  // a clear message for that section; the rest keeps streaming
+      console.warn(`[sceneria] ${e}`);
+      notice(e);
+    }
     s.stats = r.stats;
     for (const n of r.stats.notices) notice(n);
     if (r.grid) s.grid = r.grid;
@@ -311,7 +314,8 @@ function drawMinimap(s, camX, camZ) {
   const py = (row) => canvas.height - 4 - (row - r0 + 1) * cell;
   for (let i = 0; i < g.length; i += 3) {
     ctx.fillStyle = MAP_COLOURS[g[i + 2]] || '#4a535c';
-    ctx.fillRect(px(g[i + 1]), py(g[i]), Math.max(1, cell - 1), Math.max(1, cell - 1));
+    const w = cell >= 3 ? cell - 1 : cell;  // a gap between cells only when they are big enough
+    ctx.fillRect(px(g[i + 1]), py(g[i]), w, w);
   }
   const col = camX / 1000 + 250, row = camZ / 1000 + 250;
   ctx.fillStyle = '#ff4040';

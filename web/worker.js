@@ -10,7 +10,7 @@ const moduleReady = createSceneria({
 let document = null;
 let documentId = 0;
 // A scenery opened by URL: the header is read by ranges, PACK sections stream as the camera moves.
-let stream = null;  // {doc, wasm: Stream, fetcher, controllers: Map<"row,col", AbortController>, errors: []}
+let stream = null;  // {doc, wasm: Stream, fetcher, reads: Map<"row,col", {controller, members}>, errors: []}
 
 // A dropped File read the same way: slices on demand, so a 2 GB file is never read whole.
 class FileRanges {
@@ -65,10 +65,10 @@ async function openStream(m, fetcher, request, progress) {
   }
   result.doc = ++documentId;
   result.reloaded = Boolean(request.reloaded);
-  if (stream) for (const c of stream.controllers.values()) c.abort();
+  if (stream) for (const r of stream.reads.values()) r.controller.abort();
   stream = null;
   if (!result.ok) return result;
-  stream = { doc: result.doc, wasm, fetcher, controllers: new Map(), errors: [], changed: false };
+  stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false };
   fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
   result.stream = { url: request.url ?? null, size, start: result.start, bytes: fetcher.bytes, requests: fetcher.requests };
@@ -83,31 +83,58 @@ function cameraTick(request) {
   const { x, y, z } = request;
   // The file changed on the server: what was cached no longer matches; the page reopens it.
   if (s.changed) {
-    for (const c of s.controllers.values()) c.abort();
+    for (const r of s.reads.values()) r.controller.abort();
     stream = null;
     return { reload: true, evict: [], errors: [], stats: null };
   }
   const u = JSON.parse(s.wasm.update(x, y, z));
+  // A cancelled section leaves its read; the read is aborted once none of its sections is wanted.
   for (const { row, col } of u.cancel) {
-    s.controllers.get(`${row},${col}`)?.abort();
-    s.controllers.delete(`${row},${col}`);
-  }
-  for (const { row, col, begin, end } of u.requests) {
     const key = `${row},${col}`;
-    const controller = new AbortController();
-    s.controllers.set(key, controller);
-    s.fetcher.read(begin, end, controller.signal).then((bytes) => {
-      if (stream !== s || controller.signal.aborted) return;
-      s.controllers.delete(key);
-      const error = s.wasm.sectionBytes(row, col, bytes);
-      if (error) s.errors.push(`section ${row},${col}: ${error}`);
+    const read = s.reads.get(key);
+    s.reads.delete(key);
+    if (!read) continue;
+    read.members.delete(key);
+    if (read.members.size === 0) read.controller.abort();
+  }
+  // Sections stored next to each other (PACK keeps a row's sections together) are fetched in one
+  // read when the gap is small (64 KiB) and the read stays under 8 MiB.
+  const wanted = u.requests.slice().sort((a, b) => a.begin - b.begin);
+  const groups = [];
+  for (const r of wanted) {
+    const last = groups[groups.length - 1];
+    if (last && r.begin >= last.end && r.begin - last.end <= 65536 && r.end - last.begin <= 8 << 20) {
+      last.end = r.end;
+      last.parts.push(r);
+    } else {
+      groups.push({ begin: r.begin, end: r.end, parts: [r] });
+    }
+  }
+  for (const g of groups) {
+    const read = { controller: new AbortController(), members: new Set(g.parts.map((p) => `${p.row},${p.col}`)) };
+    for (const key of read.members) s.reads.set(key, read);
+    s.fetcher.read(g.begin, g.end, read.controller.signal).then((bytes) => {
+      if (stream !== s) return;
+      for (const p of g.parts) {
+        const key = `${p.row},${p.col}`;
+        if (!read.members.has(key)) continue;  // cancelled meanwhile
+        s.reads.delete(key);
+        const error = s.wasm.sectionBytes(p.row, p.col, bytes.subarray(p.begin - g.begin, p.end - g.begin));
+        if (error) s.errors.push(`section ${p.row},${p.col} could not be read: ${error}`);
+      }
     }).catch((e) => {
       if (stream !== s || e.name === 'AbortError') return;
-      s.controllers.delete(key);
-      s.wasm.sectionFailed(row, col);
-      s.errors.push(`section ${row},${col}: ${e.message}`);
+      for (const p of g.parts) {
+        const key = `${p.row},${p.col}`;
+        if (!read.members.has(key)) continue;
+        s.reads.delete(key);
+        s.wasm.sectionFailed(p.row, p.col);
+        s.errors.push(`section ${p.row},${p.col} could not be loaded: ${e.message}`);
+      }
     });
   }
+  s.readsIssued = (s.readsIssued || 0) + groups.length;
+  s.sectionsRequested = (s.sectionsRequested || 0) + wanted.length;
   const delta = s.wasm.applyOne(x, y, z);
   const errors = s.errors.splice(0);
   s.ticks = (s.ticks || 0) + 1;
@@ -115,7 +142,8 @@ function cameraTick(request) {
   return {
     delta, evict: u.evict, errors, grid,
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
-             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice() },
+             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(),
+             reads: s.readsIssued || 0, sectionsRequested: s.sectionsRequested || 0 },
   };
 }
 
@@ -160,7 +188,7 @@ async function handle(request, progress) {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {
         return openStream(m, new FileRanges(request.file), { name: request.name }, progress);
       }
-      if (stream) for (const c of stream.controllers.values()) c.abort();
+      if (stream) for (const r of stream.reads.values()) r.controller.abort();
       stream = null;
       const bytes = request.kind === 'demo' ? m.demoModule()
         : request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);

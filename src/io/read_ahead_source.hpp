@@ -4,10 +4,10 @@
 // there) become a few ranged requests. Counts requests and bytes, which is how streaming proves
 // it fetched a small part of a big file.
 #include <cstdint>
-#include <map>
 #include <vector>
 
 #include "io/byte_source.hpp"
+#include "io/run_cache.hpp"
 
 namespace sceneria {
 
@@ -24,12 +24,10 @@ class ReadAheadSource final : public ByteSource {
   std::uint64_t bytes_fetched() const { return bytes_fetched_; }
 
  private:
-  // Cached runs of the file, keyed by their start offset; runs never overlap.
-  std::map<std::uint64_t, std::vector<std::uint8_t>> runs_;
+  RunCache cache_;
   ByteSource& inner_;
   std::uint64_t block_;
   std::uint64_t max_cached_;
-  std::uint64_t cached_ = 0;
   std::uint64_t requests_ = 0;
   std::uint64_t bytes_fetched_ = 0;
 };

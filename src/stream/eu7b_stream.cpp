@@ -10,32 +10,13 @@
 
 namespace sceneria::stream {
 
-void PrefetchSource::add(std::uint64_t offset, std::vector<std::uint8_t> bytes) {
-  if (bytes.empty()) return;
-  runs_[offset] = std::move(bytes);
-}
-
 Error PrefetchSource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
   if (Error e = check_range(offset, out.size())) return e;
-  std::uint64_t at = offset;
-  std::size_t done = 0;
-  while (done < out.size()) {
-    auto it = runs_.upper_bound(at);
-    if (it != runs_.begin()) {
-      auto prev = std::prev(it);
-      const std::uint64_t run_end = prev->first + prev->second.size();
-      if (at < run_end) {
-        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(run_end - at, out.size() - done));
-        std::memcpy(out.data() + done, prev->second.data() + (at - prev->first), n);
-        done += n;
-        at += n;
-        continue;
-      }
-    }
-    needed_ = Span{at, offset + out.size()};
-    return Error{Errc::io, at, fmt::format("{}: bytes at {} not fetched yet", name_, hex_offset(at))};
-  }
-  return {};
+  const std::size_t have = runs_.copy(offset, out);
+  if (have == out.size()) return {};
+  const std::uint64_t at = offset + have;
+  needed_ = Span{at, offset + out.size()};
+  return Error{Errc::io, at, fmt::format("{}: bytes at {} not fetched yet", name_, hex_offset(at))};
 }
 
 Eu7bStream::Eu7bStream(std::uint64_t file_size, std::string name, StreamSettings settings)

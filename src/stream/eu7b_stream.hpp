@@ -13,6 +13,7 @@
 #include "formats/eu7b/eu7b.hpp"
 #include "formats/eu7b/to_scene.hpp"
 #include "io/byte_source.hpp"
+#include "io/run_cache.hpp"
 #include "scene/scene.hpp"
 #include "stream/section_streamer.hpp"
 
@@ -22,7 +23,9 @@ namespace sceneria::stream {
 class PrefetchSource final : public ByteSource {
  public:
   PrefetchSource(std::uint64_t size, std::string name) : size_(size), name_(std::move(name)) {}
-  void add(std::uint64_t offset, std::vector<std::uint8_t> bytes);
+  void add(std::uint64_t offset, std::vector<std::uint8_t> bytes) {
+    if (!bytes.empty()) runs_.add(offset, std::move(bytes));
+  }
   std::uint64_t size() const override { return size_; }
   Error read(std::uint64_t offset, std::span<std::uint8_t> out) override;
   const std::string& name() const override { return name_; }
@@ -30,7 +33,7 @@ class PrefetchSource final : public ByteSource {
   void clear_needed() { needed_.reset(); }
 
  private:
-  std::map<std::uint64_t, std::vector<std::uint8_t>> runs_;
+  RunCache runs_;
   std::uint64_t size_;
   std::string name_;
   std::optional<Span> needed_;

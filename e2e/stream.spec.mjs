@@ -62,6 +62,20 @@ test('opened by URL: the first frame after fetching under 2% of the file, then s
   expect(map.red).toBeGreaterThan(3);
   expect(s.viewer.instances).toBeGreaterThan(1000);
   expect(s.stream.bytes).toBeLessThan(size / 2);  // never the whole file
+  // A streamed model can be inspected like any other.
+  const streamed = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    for (let id = v.stats().objects - 1; id >= 0; id--) {
+      const o = v.object(id);
+      if (o.kind === 'pack_models') return o;
+    }
+    return null;
+  });
+  expect(streamed).not.toBeNull();
+  await page.evaluate((o) => window.sceneria.inspect(o.kind, o.index, { object: o.id }), streamed);
+  await expect(page.locator('#inspector-title')).toContainText(`PACK models #${streamed.index.toLocaleString('en-US')}`);
+  const location = await page.locator('#record-fields dt:has-text("location") + dd').textContent();
+  expect(Number(location.split(',')[0])).toBeCloseTo(streamed.x, 1);
   // Neighbouring sections are fetched together: fewer reads than sections.
   expect(s.stream.reads).toBeLessThan(s.stream.sectionsRequested);
   const served = await serverStats();

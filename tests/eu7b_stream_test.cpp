@@ -74,6 +74,12 @@ TEST(Eu7bStream, OpensFromRangesAndStreamsSectionsAroundTheCamera) {
     indices.insert(scene.objects[i].index);
   }
   EXPECT_EQ(indices.size(), scene.objects.size() - static_objects);
+  // A streamed model's record, for the inspector, matches where the scene put it.
+  const scene::Object& picked = scene.objects[static_objects + 5];
+  const auto record = stream.pack_record(picked.index);
+  ASSERT_TRUE(record.is_object());
+  EXPECT_NEAR(record["location"][0].get<double>(), picked.anchor.x, 1e-3);
+  EXPECT_NEAR(record["location"][2].get<double>(), picked.anchor.z, 1e-3);
 
   // Fly 30 km away: the old sections are evicted and dropped from the scene.
   const glm::dvec3 far = start + glm::dvec3(0, 0, 30'000);
@@ -84,6 +90,7 @@ TEST(Eu7bStream, OpensFromRangesAndStreamsSectionsAroundTheCamera) {
   std::size_t left = 0;
   for (const auto& s : scene.sections) left += s.instances.size();
   EXPECT_EQ(left, static_instances);
+  EXPECT_TRUE(stream.pack_record(picked.index).is_null());  // evicted: its fields are gone too
 }
 
 TEST(Eu7bStream, ABadSectionIsAnErrorAndTheRestGoesOn) {

@@ -168,6 +168,7 @@ class StreamBinding {
     return browser_ ? to_text(browser_->search(kind, query, static_cast<std::uint64_t>(limit))) : "[]";
   }
   std::string record(const std::string& kind, double index) const {
+    if (kind == "pack_models") return to_text(stream_.pack_record(static_cast<std::uint64_t>(index)));
     return browser_ ? to_text(browser_->record(kind, static_cast<std::uint64_t>(index))) : "null";
   }
 

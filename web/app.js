@@ -164,7 +164,8 @@ async function inspect(kind, index, { highlight = false, object } = {}) {
   const doc = openDoc;
   const record = await parser.record(doc, kind, index);
   if (doc !== openDoc) return;
-  const label = kinds.find((k) => k.id === kind)?.label || kind;
+  // Streamed PACK models are not in the lists (they arrive with their sections).
+  const label = kinds.find((k) => k.id === kind)?.label || { pack_models: 'PACK models' }[kind] || kind;
   if (object === undefined && viewer) {
     const id = viewer.findObject(kind, index);
     object = id >= 0 ? id : null;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
 
@@ -118,7 +119,8 @@ std::optional<scene::Scene> Eu7bStream::apply_one(const glm::dvec3& camera) {
   auto it = decoded_.find(*id);
   if (it == decoded_.end()) return std::nullopt;
   scene::Scene delta = builder_->pack_section(it->second, sections_.at(*id).first_index);
-  decoded_.erase(it);  // the page holds it now; a later visit fetches it again
+  resident_[*id] = std::move(it->second);
+  decoded_.erase(it);
   if (delta.sections.empty()) {  // an empty section still needs a place on the page
     scene::Section s;
     s.row = id->row;
@@ -131,7 +133,19 @@ std::optional<scene::Scene> Eu7bStream::apply_one(const glm::dvec3& camera) {
 
 std::vector<SectionId> Eu7bStream::evict(const glm::dvec3& camera) {
   if (!streamer_) return {};
-  return streamer_->evict(camera);
+  auto out = streamer_->evict(camera);
+  for (SectionId id : out) resident_.erase(id);  // a later visit fetches it again
+  return out;
+}
+
+nlohmann::ordered_json Eu7bStream::pack_record(std::uint64_t index) const {
+  for (const auto& [id, info] : sections_) {
+    if (index < info.first_index || index >= info.first_index + info.entry.model_count) continue;
+    auto it = resident_.find(id);
+    if (it == resident_.end()) return nullptr;
+    return eu7b::pack_model_record(*module_, it->second, &info.entry, static_cast<std::size_t>(index - info.first_index));
+  }
+  return nullptr;
 }
 
 }  // namespace sceneria::stream

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
 #include "formats/eu7b/to_scene.hpp"
@@ -65,6 +67,8 @@ class Eu7bStream {
   std::optional<scene::Scene> apply_one(const glm::dvec3& camera);  // a delta for scene::merge_delta
   std::vector<SectionId> evict(const glm::dvec3& camera);
   const SectionStreamer& streamer() const { return *streamer_; }
+  // A streamed PACK model's fields while its section is resident (null otherwise).
+  nlohmann::ordered_json pack_record(std::uint64_t index) const;
 
  private:
   struct SectionInfo {
@@ -78,7 +82,8 @@ class Eu7bStream {
   std::unique_ptr<eu7b::SceneBuilder> builder_;
   std::unique_ptr<SectionStreamer> streamer_;
   std::map<SectionId, SectionInfo> sections_;
-  std::map<SectionId, eu7b::PackSection> decoded_;
+  std::map<SectionId, eu7b::PackSection> decoded_;   // arrived, not yet applied
+  std::map<SectionId, eu7b::PackSection> resident_;  // applied: kept for the inspector until evicted
 };
 
 }  // namespace sceneria::stream

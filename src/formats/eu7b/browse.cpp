@@ -229,37 +229,41 @@ ojson RecordBrowser::search(std::string_view kind, std::string_view query, std::
   return out;
 }
 
+ojson pack_model_record(const Module& module, const PackSection& s, const PidxEntry* entry, std::size_t index) {
+  const auto expanded = expand_section(s, module.prototypes());
+  if (index >= expanded.size()) return nullptr;
+  const ExpandedModel& e = expanded[index];
+  ojson j;
+  j["name"] = text_of(module, e.name);
+  j["file"] = text_of(module, e.file);
+  j["texture"] = text_of(module, e.texture);
+  j["section"] = entry ? ojson{entry->row, entry->col} : ojson(nullptr);
+  j["section_format"] = std::string(section_format_name(s.format));
+  j["location"] = {e.location.x, e.location.y, e.location.z};
+  j["angles"] = {e.angles.x, e.angles.y, e.angles.z};
+  j["scale"] = {e.scale.x, e.scale.y, e.scale.z};
+  j["terrain"] = e.terrain;
+  j["transition"] = e.transition;
+  j["range_min"] = std::sqrt(std::max(0.0f, e.range_sq_min));
+  j["range_max"] = std::isinf(e.range_sq_max) ? ojson("unlimited") : ojson(std::sqrt(e.range_sq_max));
+  if (e.cell != kNoCell) j["cell"] = e.cell;
+  if (e.proto >= 0) {
+    j["prototype"] = e.proto;
+    j["pack_flags"] = e.flags;
+  }
+  if (e.solo) {
+    j["lights"] = e.solo->lights.count;
+    j["light_colors"] = e.solo->colors.count;
+  }
+  return j;
+}
+
 ojson RecordBrowser::record(std::string_view kind, std::uint64_t index) const {
   const std::uint32_t version = module_.version();
   if (kind == "pack_models") {
     if (index >= pack_models()) return nullptr;
     const PackIndex at = locate(index);
-    const PackSection& s = module_.pack()->sections[at.section];
-    const ExpandedModel e = expand_section(s, module_.prototypes())[at.index];
-    const PidxEntry* entry = section_entry_[at.section];
-    ojson j;
-    j["name"] = text_of(module_, e.name);
-    j["file"] = text_of(module_, e.file);
-    j["texture"] = text_of(module_, e.texture);
-    j["section"] = entry ? ojson{entry->row, entry->col} : ojson(nullptr);
-    j["section_format"] = std::string(section_format_name(s.format));
-    j["location"] = {e.location.x, e.location.y, e.location.z};
-    j["angles"] = {e.angles.x, e.angles.y, e.angles.z};
-    j["scale"] = {e.scale.x, e.scale.y, e.scale.z};
-    j["terrain"] = e.terrain;
-    j["transition"] = e.transition;
-    j["range_min"] = std::sqrt(std::max(0.0f, e.range_sq_min));
-    j["range_max"] = std::isinf(e.range_sq_max) ? ojson("unlimited") : ojson(std::sqrt(e.range_sq_max));
-    if (e.cell != kNoCell) j["cell"] = e.cell;
-    if (e.proto >= 0) {
-      j["prototype"] = e.proto;
-      j["pack_flags"] = e.flags;
-    }
-    if (e.solo) {
-      j["lights"] = e.solo->lights.count;
-      j["light_colors"] = e.solo->colors.count;
-    }
-    return j;
+    return pack_model_record(module_, module_.pack()->sections[at.section], section_entry_[at.section], at.index);
   }
   if (kind == "strings") {
     if (index >= module_.strings.size()) return nullptr;

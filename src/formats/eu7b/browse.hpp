@@ -19,6 +19,10 @@ struct RecordKind {
   std::uint64_t count = 0;
 };
 
+// One PACK model (prototype expanded) of a decoded section, every field for the inspector.
+nlohmann::ordered_json pack_model_record(const Module& module, const PackSection& section, const PidxEntry* entry,
+                                         std::size_t index_in_section);
+
 class RecordBrowser {
  public:
   explicit RecordBrowser(Module module);  // PACK decoded if present

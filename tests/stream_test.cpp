@@ -75,6 +75,17 @@ TEST(SectionStreamer, MovingCancelsWhatWasLeftBehindAndLooksAhead) {
   EXPECT_EQ(s.state({250, 262 - 9 - 4}), State::idle);  // not behind
 }
 
+TEST(SectionStreamer, DecodedButUnappliedSectionsLeftBehindAreCancelledToo) {
+  SectionStreamer s(grid(60, 60, 220, 220));
+  std::vector<SectionId> cancel;
+  auto req = s.update(centre({230, 230}), cancel);
+  ASSERT_FALSE(req.empty());
+  for (SectionId id : req) s.fetched(id);  // decoded, waiting to be applied
+  s.update(centre({270, 270}), cancel);    // 40 km away
+  EXPECT_EQ(cancel.size(), req.size());    // so their decoded data can be freed
+  EXPECT_EQ(s.ready(), 0u);
+}
+
 TEST(SectionStreamer, ResidentSetStaysBoundedOnALongFlight) {
   SectionStreamer s(grid(10, 200, 245, 150));
   std::vector<SectionId> cancel;

@@ -31,7 +31,7 @@ let openDoc = 0;         // the worker's document the panel shows
 let pendingScene = null; // a scene that arrived before the viewer was ready
 let kinds = [];
 let selection = null;    // {kind, index, object}
-let streaming = null;    // {doc, url, size, stats, notices: Set} while a scenery streams by URL
+let streaming = null;    // {doc, url, size, start, stats} while a scenery streams by URL (or a big File)
 
 // ---- file panel ----
 function showError(name, error) {
@@ -240,7 +240,7 @@ async function open(name, request, view = null) {
       window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
     }
     if (result.stream) {
-      streaming = { doc: result.doc, ...result.stream, stats: null, notices: new Set(), fetchedAtOpen: result.stream.bytes };
+      streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
       const [x, y, z] = result.stream.start;
       if (viewer) viewer.startAt(x, y, z);
     }

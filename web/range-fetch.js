@@ -5,10 +5,10 @@
 // the whole body) handled once by keeping the body, and a changed strong ETag noticed so callers
 // can drop what they cached. Counts requests and bytes for the "fetched / file size" figure.
 
-export class RangeError extends Error {
+export class RangeFetchError extends Error {
   constructor(message, { status = 0, range = null } = {}) {
     super(message);
-    this.name = 'RangeError';
+    this.name = 'RangeFetchError';
     this.status = status;
     this.range = range;
   }
@@ -89,7 +89,7 @@ export class RangeFetcher {
         headers: { Range: `bytes=${begin}-${end - 1}` }, cache: 'no-store', signal: controller.signal,
       }).catch((e) => {
         if (outerSignal?.aborted) throw e;
-        throw Object.assign(new RangeError(`network error reading bytes ${begin}-${end - 1}: ${e.message}`), { retryable: true });
+        throw Object.assign(new RangeFetchError(`network error reading bytes ${begin}-${end - 1}: ${e.message}`), { retryable: true });
       });
       this.#checkVersion(response);
       if (response.status === 200) return this.#whole(response, begin, end);
@@ -98,21 +98,21 @@ export class RangeFetcher {
       if (response.status === 416) {
         const total = /bytes \*\/(\d+)/.exec(response.headers.get('Content-Range') || '');
         if (total) this.size = Number(total[1]);
-        throw new RangeError(`bytes ${begin}-${end - 1} are beyond the end of the file (${this.size ?? '?'} bytes)`, { status: 416 });
+        throw new RangeFetchError(`bytes ${begin}-${end - 1} are beyond the end of the file (${this.size ?? '?'} bytes)`, { status: 416 });
       }
       if (response.status >= 500 || response.status === 408 || response.status === 429) {
-        throw Object.assign(new RangeError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status }), { retryable: true });
+        throw Object.assign(new RangeFetchError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status }), { retryable: true });
       }
-      if (response.status !== 206) throw new RangeError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status });
+      if (response.status !== 206) throw new RangeFetchError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status });
       const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('Content-Range') || '');
       if (!match || Number(match[1]) !== begin || Number(match[2]) !== end - 1) {
-        throw Object.assign(new RangeError(`Content-Range '${response.headers.get('Content-Range')}' does not match bytes ${begin}-${end - 1}`), { retryable: true });
+        throw Object.assign(new RangeFetchError(`Content-Range '${response.headers.get('Content-Range')}' does not match bytes ${begin}-${end - 1}`), { retryable: true });
       }
       if (match[3] !== '*') this.size = Number(match[3]);
       const body = new Uint8Array(await response.arrayBuffer());
       this.bytes += body.length;
       if (body.length !== end - begin) {
-        throw Object.assign(new RangeError(`short body: ${body.length} of ${end - begin} bytes at ${begin}`), { retryable: true });
+        throw Object.assign(new RangeFetchError(`short body: ${body.length} of ${end - begin} bytes at ${begin}`), { retryable: true });
       }
       return body;
     } finally {

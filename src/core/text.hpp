@@ -19,6 +19,11 @@ bool decode_cp1250(std::string_view bytes, std::string& utf8);
 // UTF-8 -> Windows-1250 bytes; false if a character has no CP1250 byte or the UTF-8 is invalid.
 bool encode_cp1250(std::string_view utf8, std::string& bytes);
 
+// ASCII case-insensitive comparisons (file extensions, MaSzyna keywords like "none").
+bool iequals(std::string_view a, std::string_view b);
+bool istarts_with(std::string_view s, std::string_view prefix);
+bool iends_with(std::string_view s, std::string_view suffix);
+
 std::string to_hex(std::string_view bytes);
 bool from_hex(std::string_view hex, std::string& bytes);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/summary.hpp"
@@ -53,20 +54,10 @@ Result<std::unique_ptr<Document>> open_eu7b(ByteSource& source) {
 
 struct FormatEntry {
   const char* name;
-  const char* extension;  // lower case, with the dot
+  const char* extension;  // with the dot; matched ignoring case
   bool (*probe)(std::span<const std::uint8_t> head);
   Result<std::unique_ptr<Document>> (*open)(ByteSource&);
 };
-
-bool has_extension(const std::string& name, std::string_view ext) {
-  if (name.size() < ext.size()) return false;
-  for (std::size_t i = 0; i < ext.size(); ++i) {
-    char c = name[name.size() - ext.size() + i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != ext[i]) return false;
-  }
-  return true;
-}
 
 constexpr std::array kFormats = {
     FormatEntry{"EU7B", ".eu7", eu7b::probe, open_eu7b},
@@ -82,7 +73,7 @@ Result<std::unique_ptr<Document>> open_document(ByteSource& source) {
     if (f.probe(std::span(head).first(n))) return f.open(source);
   // No magic matched: a file named like a format gets that reader's precise complaint.
   for (const FormatEntry& f : kFormats)
-    if (has_extension(source.name(), f.extension)) return f.open(source);
+    if (iends_with(source.name(), f.extension)) return f.open(source);
   std::string names;
   for (const FormatEntry& f : kFormats) names += (names.empty() ? "" : ", ") + std::string(f.name);
   return Error{Errc::unknown_format, 0,

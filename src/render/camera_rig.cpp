@@ -11,16 +11,6 @@ namespace {
 constexpr double kCabHeight = 3.4;  // eye above the rail head, metres
 constexpr double kMaxPitch = glm::radians(89.0);
 
-glm::dvec3 bezier(const glm::dvec3 p[4], double t) {
-  const double u = 1 - t;
-  return u * u * u * p[0] + 3 * u * u * t * p[1] + 3 * u * t * t * p[2] + t * t * t * p[3];
-}
-glm::dvec3 bezier_tangent(const glm::dvec3 p[4], double t) {
-  const double u = 1 - t;
-  glm::dvec3 d = 3 * u * u * (p[1] - p[0]) + 6 * u * t * (p[2] - p[1]) + 3 * t * t * (p[3] - p[2]);
-  if (glm::length(d) < 1e-9) d = p[3] - p[0];
-  return glm::length(d) < 1e-9 ? glm::dvec3(0, 0, 1) : glm::normalize(d);
-}
 glm::dvec3 direction_of(double yaw, double pitch) {
   return {-std::sin(yaw) * std::cos(pitch), -std::sin(pitch), -std::cos(yaw) * std::cos(pitch)};
 }
@@ -136,7 +126,7 @@ glm::dvec3 CameraRig::eye() const {
   if (mode_ == CameraMode::orbit) return orbit_.eye();
   if (mode_ == CameraMode::drive && scene_ && curve_ >= 0) {
     const scene::TrackCurve& c = scene_->tracks[static_cast<std::size_t>(curve_)];
-    return bezier(c.p, t_) + glm::dvec3(0, kCabHeight, 0);
+    return scene::bezier_point(c.p, t_) + glm::dvec3(0, kCabHeight, 0);
   }
   return position_;
 }
@@ -145,7 +135,7 @@ glm::dvec3 CameraRig::forward() const {
   if (mode_ == CameraMode::orbit) return glm::normalize(orbit_.target - orbit_.eye());
   if (mode_ == CameraMode::drive && scene_ && curve_ >= 0) {
     const scene::TrackCurve& c = scene_->tracks[static_cast<std::size_t>(curve_)];
-    glm::dvec3 f = bezier_tangent(c.p, t_) * static_cast<double>(direction_);
+    glm::dvec3 f = scene::bezier_direction(c.p, t_) * static_cast<double>(direction_);
     f.y -= std::sin(pitch_);
     return glm::normalize(f);
   }

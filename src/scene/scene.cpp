@@ -118,6 +118,18 @@ std::ptrdiff_t drop_streamed(Scene& scene, int row, int col) {
   return -1;
 }
 
+glm::dvec3 bezier_point(const glm::dvec3 p[4], double t) {
+  const double u = 1 - t;
+  return u * u * u * p[0] + 3 * u * u * t * p[1] + 3 * u * t * t * p[2] + t * t * t * p[3];
+}
+
+glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t) {
+  const double u = 1 - t;
+  glm::dvec3 d = 3 * u * u * (p[1] - p[0]) + 6 * u * t * (p[2] - p[1]) + 3 * t * t * (p[3] - p[2]);
+  if (glm::length(d) < 1e-9) d = p[3] - p[0];
+  return glm::length(d) < 1e-9 ? glm::dvec3(0, 0, 1) : glm::normalize(d);
+}
+
 std::uint32_t rgba(float r, float g, float b, float a) {
   auto c = [](float v) { return static_cast<std::uint32_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
   return c(r) | c(g) << 8 | c(b) << 16 | c(a) << 24;

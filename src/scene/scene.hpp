@@ -121,6 +121,11 @@ Result<std::size_t> merge_delta(Scene& scene, Scene&& delta);
 // Drops a section's streamed instances (back to what came with the scene); its index, or -1.
 std::ptrdiff_t drop_streamed(Scene& scene, int row, int col);
 
+// A cubic Bézier (TrackCurve::p) at t in [0, 1], and its unit direction there (a degenerate
+// curve points from its start to its end, or along +Z).
+glm::dvec3 bezier_point(const glm::dvec3 p[4], double t);
+glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t);
+
 std::uint32_t rgba(float r, float g, float b, float a = 1.0f);
 // A stable, pleasant colour for a name (proxy boxes, materials without lighting).
 std::uint32_t color_for_name(std::string_view name);

@@ -82,7 +82,7 @@ std::vector<SectionRequest> Eu7bStream::update(const glm::dvec3& camera, std::ve
     const SectionInfo& info = sections_.at(id);
     out.push_back({id, info.begin, info.end});
   }
-  for (SectionId id : cancel) decoded_.erase(id);
+  for (SectionId id : cancel) decoded_.erase(id);  // decoded but never applied: free it
   return out;
 }
 

@@ -85,14 +85,12 @@ std::vector<SectionId> SectionStreamer::update(const glm::dvec3& camera, std::ve
 
   const std::vector<SectionId> want = wanted(camera);
   for (SectionId id : want) sections_[id].last_wanted = frame_;
-  // Cancel requests (and drop decoded-but-unapplied sections) the camera has left behind.
+  // Cancel requests and decoded-but-unapplied sections the camera has left behind.
   cancel.clear();
   for (auto& [id, e] : sections_) {
     if (e.last_wanted == frame_) continue;
-    if (e.state == State::in_flight) {
-      cancel.push_back(id);
-      e.state = State::idle;
-    } else if (e.state == State::ready) {
+    if (e.state == State::in_flight || e.state == State::ready) {
+      cancel.push_back(id);  // the owner aborts the request or frees the decoded section
       e.state = State::idle;
     }
   }

@@ -41,7 +41,8 @@ class SectionStreamer {
   SectionStreamer(std::vector<SectionId> available, StreamSettings settings = {});
 
   // Called once per frame with the camera position. Returns the sections to request now (nearest
-  // first, bounded by the in-flight budget) and fills `cancel` with requests no longer wanted.
+  // first, bounded by the in-flight budget) and fills `cancel` with sections no longer wanted
+  // that were requested or decoded but not applied: their requests and decoded data can go.
   std::vector<SectionId> update(const glm::dvec3& camera, std::vector<SectionId>& cancel);
   // The bootstrap set for a start position (what must be resident before the first frame).
   std::vector<SectionId> bootstrap(const glm::dvec3& start) const;

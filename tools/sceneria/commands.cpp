@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "formats/eu7b/convert.hpp"
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/json_codec.hpp"
@@ -25,13 +26,6 @@ using ojson = nlohmann::ordered_json;
 
 std::string dump_json(const ojson& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool has_suffix(const std::string& path, std::string_view ext) {
-  if (path.size() < ext.size()) return false;
-  for (std::size_t i = 0; i < ext.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) != ext[i]) return false;
-  return true;
 }
 
 void print_info_text(const ojson& s, const std::string& path, std::ostream& out) {
@@ -69,7 +63,7 @@ Result<eu7b::Module> load_eu7b(const std::string& path, std::ostream& err) {
 
 // An EU7B module from a .eu7 file or from its JSON form.
 Result<eu7b::Module> load_any(const std::string& path, std::ostream& err) {
-  if (!has_suffix(path, ".json")) return load_eu7b(path, err);
+  if (!iends_with(path, ".json")) return load_eu7b(path, err);
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{Errc::io, 0, fmt::format("{}: cannot open", path)};
   auto j = nlohmann::json::parse(in, nullptr, false);
@@ -157,7 +151,7 @@ int convert(const std::string& in_path, const std::string& out_path, std::uint32
     result = std::move(converted).value();
     for (const auto& loss : losses) err << "warning: " << loss << '\n';
   }
-  if (has_suffix(out_path, ".json")) {
+  if (iends_with(out_path, ".json")) {
     auto j = eu7b::module_to_json(result);
     if (!j) return fail(err, in_path, j.error());
     const std::string text = dump_json(*j) + "\n";

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "formats/eu7b/pack.hpp"
 
 namespace sceneria::eu7b {
@@ -20,27 +21,14 @@ std::string_view text(const Module& m, Sid id) {
   return id == kNoString || id >= m.strings.size() ? std::string_view() : m.strings[id];
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
-}
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
-
 // UMES: loadable mesh paths (notes §6.3).
-bool mesh_loadable(std::string_view path) { return !path.empty() && !starts_with(path, "notload"); }
+bool mesh_loadable(std::string_view path) { return !path.empty() && !istarts_with(path, "notload"); }
 
 // UTEX filter (notes §6.3).
 bool texture_listed(std::string_view t) {
-  if (t.empty() || iequals(t, "none") || starts_with(t, "none|")) return false;
-  if (starts_with(t, "*") || starts_with(t, "make:") || starts_with(t, "@")) return false;
-  if (ends_with(t, ".e3d") || ends_with(t, ".t3d") || ends_with(t, "/none") || ends_with(t, "/")) return false;
+  if (t.empty() || iequals(t, "none") || istarts_with(t, "none|")) return false;
+  if (istarts_with(t, "*") || istarts_with(t, "make:") || istarts_with(t, "@")) return false;
+  if (iends_with(t, ".e3d") || iends_with(t, ".t3d") || iends_with(t, "/none") || iends_with(t, "/")) return false;
   if (t.find("tr/none") != std::string_view::npos || t.find('#') != std::string_view::npos) return false;
   return true;
 }

@@ -114,16 +114,6 @@ struct SceneBuilder::Builder {
   }
 
   // ---- tracks ----
-  static glm::dvec3 bezier(const glm::dvec3 p[4], double t) {
-    const double u = 1 - t;
-    return u * u * u * p[0] + 3 * u * u * t * p[1] + 3 * u * t * t * p[2] + t * t * t * p[3];
-  }
-  static glm::dvec3 bezier_tangent(const glm::dvec3 p[4], double t) {
-    const double u = 1 - t;
-    glm::dvec3 d = 3 * u * u * (p[1] - p[0]) + 6 * u * t * (p[2] - p[1]) + 3 * t * t * (p[3] - p[2]);
-    if (glm::length(d) < 1e-9) d = p[3] - p[0];
-    return glm::length(d) < 1e-9 ? glm::dvec3(0, 0, 1) : glm::normalize(d);
-  }
 
   void track(const Track& t, std::uint64_t index, std::uint32_t kind) {
     if (t.paths.empty()) return;
@@ -135,13 +125,13 @@ struct SceneBuilder::Builder {
       double length = 0;
       glm::dvec3 prev = p[0];
       for (int i = 1; i <= 32; ++i) {
-        const glm::dvec3 q = bezier(p, i / 32.0);
+        const glm::dvec3 q = scene::bezier_point(p, i / 32.0);
         length += glm::length(q - prev);
         prev = q;
       }
-      if (object == scene::kNoObject) object = s.add_object(kind, index, bezier(p, 0.5), static_cast<float>(length / 2));
+      if (object == scene::kNoObject) object = s.add_object(kind, index, scene::bezier_point(p, 0.5), static_cast<float>(length / 2));
       // Segments: 20 m on straights, about 2 degrees of turn on curves.
-      const double turn = std::acos(std::clamp(glm::dot(bezier_tangent(p, 0), bezier_tangent(p, 1)), -1.0, 1.0));
+      const double turn = std::acos(std::clamp(glm::dot(scene::bezier_direction(p, 0), scene::bezier_direction(p, 1)), -1.0, 1.0));
       const int n = std::clamp(static_cast<int>(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0)))), 1, 500);
       if (rail) {
         scene::TrackCurve curve;
@@ -156,16 +146,16 @@ struct SceneBuilder::Builder {
       std::vector<glm::vec3> up(centre.size());
       for (int i = 0; i <= n; ++i) {
         const double u = static_cast<double>(i) / n;
-        const glm::dvec3 tangent = bezier_tangent(p, u);
+        const glm::dvec3 tangent = scene::bezier_direction(p, u);
         glm::dvec3 r = glm::cross(tangent, glm::dvec3(0, 1, 0));
         r = glm::length(r) < 1e-9 ? glm::dvec3(1, 0, 0) : glm::normalize(r);
         const double roll = glm::radians(glm::mix(static_cast<double>(path.roll1), static_cast<double>(path.roll2), u));
         r = r * std::cos(roll) + glm::cross(tangent, r) * std::sin(roll);
-        centre[static_cast<std::size_t>(i)] = bezier(p, u);
+        centre[static_cast<std::size_t>(i)] = scene::bezier_point(p, u);
         right[static_cast<std::size_t>(i)] = r;
         up[static_cast<std::size_t>(i)] = glm::vec3(glm::normalize(glm::cross(r, tangent)));
       }
-      scene::Section& sec = s.section_at(bezier(p, 0.5));
+      scene::Section& sec = s.section_at(scene::bezier_point(p, 0.5));
       Batch& tris = batch(sec, Batch::Primitive::triangles);
       auto ribbon = [&](double from, double to, double height, std::uint32_t color) {
         for (int i = 0; i < n; ++i) {

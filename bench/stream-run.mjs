@@ -1,8 +1,9 @@
 // Streaming over HTTP on localhost: time to the first frame and bytes fetched for a 100 MB and a
 // 1 GB generated scenery served by nginx, then sections applied per second while flying.
-//   node bench/stream-run.mjs [--sizes 2200000,22000000]   (after npm run build:native and build:wasm)
+//   node bench/stream-run.mjs [--sizes 2200000,22000000] [--dir DIR]   (after npm run build:native and build:wasm)
+// --dir keeps the generated files there and reuses them on the next run.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
@@ -13,8 +14,12 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const sizes = arg('sizes', '2200000,22000000').split(',').map(Number);
-const dir = mkdtempSync(join(tmpdir(), 'sceneria-stream-bench-'));
-for (const n of sizes) execFileSync('build/native/sceneria', ['generate', join(dir, `s${n}.eu7`), '--models', String(n), '--seed', '1']);
+const dir = arg('dir', null) ?? mkdtempSync(join(tmpdir(), 'sceneria-stream-bench-'));
+mkdirSync(dir, { recursive: true });
+for (const n of sizes) {
+  if (!existsSync(join(dir, `s${n}.eu7`)))
+    execFileSync('build/native/sceneria', ['generate', join(dir, `s${n}.eu7`), '--models', String(n), '--seed', '1']);
+}
 const nginx = await startNginx(dir, 8161);
 const server = spawn('node', ['scripts/serve.mjs', '--port', '8162'], { stdio: 'ignore' });
 await new Promise((r) => setTimeout(r, 800));
@@ -35,6 +40,8 @@ for (const n of sizes) {
   await page.evaluate(() => window.sceneria.viewer.setDistances(6000, 500));
   await page.waitForFunction(() => (window.sceneria.stream?.applied ?? 0) > 0, null, { timeout: 60_000 });
   const before = await page.evaluate(() => window.sceneria.stream.applied);
+  const ticksBefore = await page.evaluate(() => window.sceneria.stream.ticks);
+  const tickMsBefore = await page.evaluate(() => window.sceneria.stream.tickMs);
   const t1 = Date.now();
   for (let i = 0; i < 40; i++) {
     await page.evaluate((z) => window.sceneria.viewer.lookAt(0, 0, z, 350), 2000 + i * 250);
@@ -42,16 +49,19 @@ for (const n of sizes) {
   }
   const s = await page.evaluate(() => window.sceneria.stream);
   const seconds = (Date.now() - t1) / 1000;
-  rows.push({ n, size, firstFrameMs, atOpen, applied: s.applied - before, seconds, bytes: s.bytes, resident: s.resident });
+  rows.push({ n, size, firstFrameMs, atOpen, applied: s.applied - before, seconds, bytes: s.bytes, resident: s.resident,
+              ticks: s.ticks - ticksBefore, workerMs: s.tickMs - tickMsBefore, decodedOffThread: s.decodedOffThread,
+              names: s.strings });
   await page.close();
 }
 await browser.close();
 server.kill();
 nginx.stop();
-console.log('| scenery | file | first frame | fetched at first frame | sections applied while flying | fetched after 10 km | resident |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| scenery | file | first frame | fetched at first frame | sections applied while flying | page ticks | worker ms per tick | fetched after 10 km | resident |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(`| ${r.n.toLocaleString('en-US')} models | ${(r.size / 1e6).toFixed(0)} MB | ${(r.firstFrameMs / 1000).toFixed(2)} s | ` +
               `${(r.atOpen / 1e6).toFixed(2)} MB (${(100 * r.atOpen / r.size).toFixed(2)} %) | ${(r.applied / r.seconds).toFixed(1)} /s | ` +
+              `${(r.ticks / r.seconds).toFixed(1)} /s | ${(r.workerMs / r.ticks).toFixed(2)} | ` +
               `${(r.bytes / 1e6).toFixed(1)} MB (${(100 * r.bytes / r.size).toFixed(1)} %) | ${r.resident} |`);
 }

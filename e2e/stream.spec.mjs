@@ -83,6 +83,39 @@ test('opened by URL: the first frame after fetching under 2% of the file, then s
   expect(served.ok.maxConcurrent).toBeLessThanOrEqual(4);
 });
 
+test('sections decode on worker threads; model names load after the view and then show', async ({ page }) => {
+  test.setTimeout(150_000);
+  await page.goto(link('ok'));
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer, null, { timeout: 60_000 });
+  await waitStreamed(page, 5);
+  const early = await page.evaluate(() => window.sceneria.stream);
+  // The first frame needs the header's strings only, not the names of a million models.
+  expect(early.strings[1]).toBeGreaterThan(50_000);
+  expect(early.strings[0]).toBeLessThan(early.strings[1] / 10);
+  // Every applied section was decoded by the pool's pthreads, not the worker's own thread.
+  expect(early.decodedOffThread).toBeGreaterThanOrEqual(early.applied);
+  // Once the sections around the camera are in, the names follow (1 MiB pieces).
+  await page.waitForFunction(() => { const s = window.sceneria.stream; return s.strings[0] === s.strings[1]; }, null,
+                             { timeout: 120_000 });
+  const named = await page.evaluate(async () => {
+    const { viewer: v, parser, lastResult } = window.sceneria;
+    for (let id = v.stats().objects - 1, tried = 0; id >= 0 && tried < 3000; id--) {
+      const o = v.object(id);
+      if (o.kind !== 'pack_models') continue;
+      tried++;
+      const r = await parser.record(lastResult.doc, 'pack_models', o.index);
+      if (r?.name) return { ...o, name: r.name };
+    }
+    return null;
+  });
+  expect(named).not.toBeNull();
+  expect(named.name).toMatch(/^(bud|obj)_\d+$/);
+  await page.evaluate((o) => window.sceneria.inspect(o.kind, o.index, { object: o.id }), named);
+  await expect(page.locator('#record-fields dt:text-is("name") + dd')).toHaveText(named.name);
+  const s = await page.evaluate(() => window.sceneria.stream);
+  expect(s.bytes).toBeLessThan(size / 2);
+});
+
 test('flying 10 km loads new sections and evicts old ones; memory stays bounded', async ({ page }) => {
   test.setTimeout(150_000);
   await page.goto(link('ok'));

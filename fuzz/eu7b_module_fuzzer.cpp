@@ -2,6 +2,7 @@
 // it checks the lossless contract: whatever decodes writes back to exactly the same bytes, and
 // survives the JSON form unchanged.
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -21,6 +22,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)eu7b::summary_json(*module, 8).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto bytes = eu7b::write_module(*module);
   if (!bytes || *bytes != std::vector<std::uint8_t>(data, data + size)) std::abort();
+  // Streaming reads STRS later, in pieces: it must end with exactly the same strings.
+  auto lazy = eu7b::read_module(source, {.lazy_strings = true});
+  if (!lazy || lazy->string_count() != module->strings.size()) std::abort();
+  eu7b::StringFeed feed(*lazy);
+  const std::size_t piece = 1 + (size > 8 ? data[8] % 64 : 0);
+  while (!feed.done()) {
+    const std::uint64_t at = feed.next_offset(), end = std::min<std::uint64_t>(feed.end_offset(), at + piece);
+    if (feed.feed(at, std::span(data + at, end - at), *lazy)) std::abort();
+  }
+  if (lazy->strings.size() != module->strings.size()) std::abort();
+  for (std::size_t i = 0; i < module->strings.size(); ++i)
+    if (lazy->strings[i] != module->strings[i]) std::abort();
   if (size > 64 * 1024) return 0;  // the JSON round trip is slow on big inputs; small ones cover it
   auto json = eu7b::module_to_json(*module);
   if (!json) std::abort();

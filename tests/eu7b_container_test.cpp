@@ -38,6 +38,11 @@ Result<Module> module_of(const std::vector<std::uint8_t>& b) {
   return read_module(src);
 }
 
+Result<Module> module_of_lazy(const std::vector<std::uint8_t>& b) {
+  MemorySource src(b, "crafted.eu7");
+  return read_module(src, {.lazy_strings = true});
+}
+
 std::vector<std::uint8_t> strs_module(const std::vector<std::uint8_t>& strs_payload, std::uint32_t version = 6) {
   const RawChunk chunks[] = {{chunk::STRS, strs_payload}};
   return write_container(version, chunks);
@@ -280,6 +285,96 @@ TEST(Eu7bStrings, KeepExactBytes) {
   EXPECT_EQ((*back)[0], "plot_S\xb3up_A.t3d");
   EXPECT_EQ((*back)[1], "");
   EXPECT_EQ((*back)[2], std::string_view("a\0b", 3));
+}
+
+// ---- strings loaded later (streaming) ----
+
+// Feeds a lazily read module's STRS in pieces of `piece` bytes, as a stream would fetch them.
+Error feed_all(const std::vector<std::uint8_t>& file, Module& m, std::size_t piece) {
+  StringFeed feed(m);
+  while (!feed.done()) {
+    const std::uint64_t at = feed.next_offset();
+    const std::uint64_t end = std::min<std::uint64_t>(feed.end_offset(), at + piece);
+    if (Error e = feed.feed(at, std::span(file).subspan(at, end - at), m)) return e;
+  }
+  return {};
+}
+
+TEST(Eu7bStringFeed, LazyReadThenFeedGivesTheSameStringsForEverySample) {
+  SCENERIA_REQUIRE_SAMPLES();
+  for (const auto& path : eu7_samples()) {
+    SCOPED_TRACE(path.string());
+    const auto file = read_file(path);
+    MemorySource src(file, path.string());
+    auto eager = read_module(src);
+    ASSERT_TRUE(eager.ok());
+    for (std::size_t piece : {1u, 3u, 7u, 4096u, 1u << 20}) {
+      auto lazy = read_module(src, {.lazy_strings = true});
+      ASSERT_TRUE(lazy.ok()) << lazy.error().describe();
+      EXPECT_TRUE(lazy->strings.empty());
+      EXPECT_EQ(lazy->string_count(), eager->strings.size());
+      EXPECT_EQ(lazy->strings_referenced, eager->strings_referenced);
+      EXPECT_LE(eager->strings_referenced, eager->strings.size());
+      ASSERT_FALSE(feed_all(file, *lazy, piece));
+      ASSERT_EQ(lazy->strings.size(), eager->strings.size()) << piece;
+      for (std::size_t i = 0; i < eager->strings.size(); ++i) ASSERT_EQ(lazy->strings[i], eager->strings[i]) << i;
+    }
+  }
+}
+
+TEST(Eu7bStringFeed, ContinuesAcrossSeveralStrsChunksAndSkipsBytesAlreadyFed) {
+  StringTable a, b;
+  a.push_back("first");
+  a.push_back("");
+  b.push_back("second chunk");
+  const RawChunk chunks[] = {{chunk::STRS, encode_strings(a)}, {chunk::TRAK, u32le(0)}, {chunk::STRS, encode_strings(b)}};
+  const auto file = write_container(6, chunks);
+  MemorySource src(file, "two.eu7");
+  auto m = read_module(src, {.lazy_strings = true});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->string_count(), 3u);
+  StringFeed feed(*m);
+  // Everything from the first string to the end of the file in one piece, then again (ignored).
+  const std::uint64_t at = feed.next_offset();
+  ASSERT_FALSE(feed.feed(at, std::span(file).subspan(at), *m));
+  EXPECT_TRUE(feed.done());
+  ASSERT_EQ(m->strings.size(), 3u);
+  EXPECT_EQ(m->strings[0], "first");
+  EXPECT_EQ(m->strings[1], "");
+  EXPECT_EQ(m->strings[2], "second chunk");
+  EXPECT_FALSE(feed.feed(at, std::span(file).subspan(at), *m));
+  EXPECT_EQ(m->strings.size(), 3u);
+}
+
+TEST(Eu7bStringFeed, ReportsWhereAStringRunsPastItsChunkAndRefusesGaps) {
+  // Second string claims 50 bytes in a 16-byte payload.
+  const auto file = strs_module(concat({u32le(2), u32le(1), bytes("a"), u32le(50), bytes("bcd")}));
+  MemorySource src(file, "bad.eu7");
+  auto m = read_module(src, {.lazy_strings = true});
+  ASSERT_TRUE(m.ok());
+  StringFeed gap(*m);
+  Error e = gap.feed(gap.next_offset() + 2, std::span(file).subspan(static_cast<std::size_t>(gap.next_offset() + 2)), *m);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e.message.find("gap"), std::string::npos) << e.message;
+  e = feed_all(file, *m, 2);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e.code, Errc::truncated);
+  EXPECT_EQ(e.offset, 8u + 8 + 4 + 5);  // header, chunk header, count, first string
+  EXPECT_NE(e.message.find("string 1 at 0x19 claims 50 bytes but only 3 remain"), std::string::npos) << e.message;
+  EXPECT_EQ(m->strings.size(), 1u);
+
+  // A count the payload cannot hold is refused by the lazy read itself.
+  auto huge = module_of_lazy(strs_module(concat({u32le(1000), u32le(0)})));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().code, Errc::bad_count);
+  // Fewer strings than declared: the feed says so when the payload ends.
+  const auto short_file = strs_module(concat({u32le(3), u32le(6), bytes("abcdef"), u32le(0)}));
+  MemorySource short_src(short_file, "short.eu7");
+  auto s = read_module(short_src, {.lazy_strings = true});
+  ASSERT_TRUE(s.ok());
+  e = feed_all(short_file, *s, 64);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e.message.find("declares 3 strings but its payload ends after 2"), std::string::npos) << e.message;
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 // worker does, with a counting "server" in place of HTTP.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
@@ -52,6 +55,7 @@ TEST(Eu7bStream, OpensFromRangesAndStreamsSectionsAroundTheCamera) {
       const auto bytes = server.get(r.begin, r.end);
       ASSERT_FALSE(stream.section_bytes(r.id, bytes));
     }
+    stream.wait_for_decodes();
     if (auto delta = stream.apply_one(start)) {
       // Through the serialized form, as the worker posts it to the page.
       auto wire = scene::deserialize(scene::serialize(*delta));
@@ -63,6 +67,7 @@ TEST(Eu7bStream, OpensFromRangesAndStreamsSectionsAroundTheCamera) {
   }
   EXPECT_EQ(applied, stream.streamer().resident());
   EXPECT_GT(applied, 10u);
+  EXPECT_GE(stream.decoded_off_thread(), applied);  // on the pool's threads
   std::size_t instances = 0;
   for (const auto& s : scene.sections) instances += s.instances.size();
   EXPECT_GT(instances, static_instances + 10'000);
@@ -103,14 +108,164 @@ TEST(Eu7bStream, ABadSectionIsAnErrorAndTheRestGoesOn) {
   const auto requests = stream.update(stream.start_position(), cancel);
   ASSERT_GE(requests.size(), 2u);
   std::vector<std::uint8_t> garbage(requests[0].end - requests[0].begin, 0xEE);
-  EXPECT_TRUE(stream.section_bytes(requests[0].id, garbage));  // decodes to an error
-  EXPECT_TRUE(stream.section_bytes(requests[1].id, std::vector<std::uint8_t>(3)));  // wrong length
+  EXPECT_FALSE(stream.section_bytes(requests[0].id, garbage));  // queued; decoding fails later
+  EXPECT_TRUE(stream.section_bytes(requests[1].id, std::vector<std::uint8_t>(3)));  // wrong length: at once
   for (std::size_t i = 2; i < requests.size(); ++i)
     EXPECT_FALSE(stream.section_bytes(requests[i].id, std::span(file).subspan(requests[i].begin, requests[i].end - requests[i].begin)));
+  stream.wait_for_decodes();
+  const auto errors = stream.take_errors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find(fmt::format("section {},{} could not be read", requests[0].id.row, requests[0].id.col)),
+            std::string::npos) << errors[0];
+  EXPECT_TRUE(stream.take_errors().empty());
   EXPECT_EQ(stream.streamer().state(requests[0].id), State::idle);
+  EXPECT_EQ(stream.streamer().state(requests[1].id), State::idle);
   int applied = 0;
   while (stream.apply_one(stream.start_position())) ++applied;
   EXPECT_EQ(applied, static_cast<int>(requests.size()) - 2);
+}
+
+// Serves a stream until it is open, counting what it fetched.
+void open_from(Eu7bStream& stream, Server& server, std::uint64_t read_ahead) {
+  for (int round = 0;; ++round) {
+    ASSERT_LT(round, 200);
+    auto need = stream.open(read_ahead);
+    ASSERT_TRUE(need.ok()) << need.error().describe();
+    if (!*need) break;
+    stream.add_bytes((*need)->begin, server.get((*need)->begin, (*need)->end));
+  }
+}
+
+TEST(Eu7bStream, ReadsOnlyTheStringsTheHeaderUsesThenTheRestWhenIdle) {
+  const auto generated = eu7b::generate_module({.models = 200'000, .seed = 4}).value();
+  const auto file = eu7b::write_module(generated).value();
+  Server server{file};
+  Eu7bStream stream(file.size(), "remote.eu7");
+  open_from(stream, server, 4096);
+  ASSERT_TRUE(stream.opened());
+  const eu7b::Module& m = stream.module();
+  // Thousands of model names follow the header's strings: none of them is read to open the file.
+  ASSERT_EQ(stream.string_count(), generated.strings.size());
+  EXPECT_GE(stream.strings_loaded(), m.strings_referenced);
+  EXPECT_GT(m.strings_referenced, 100u);  // tracks, events, cells… have names
+  EXPECT_LT(stream.strings_loaded(), stream.string_count() / 10);
+  std::uint64_t strs_payload = 0;
+  for (const auto& c : m.container.chunks)
+    if (c.id == eu7b::chunk::STRS) strs_payload = c.payload_size();
+  const std::uint64_t header_without_strings = file.size() - m.pack()->payload_size - strs_payload;
+  EXPECT_GT(strs_payload, 100'000u);
+  EXPECT_LE(server.bytes, header_without_strings + strs_payload / 10);
+  for (std::size_t i = 0; i < stream.strings_loaded(); ++i) ASSERT_EQ(m.strings[i], generated.strings[i]) << i;
+
+  // Sections around the start; names are not wanted while they load.
+  const glm::dvec3 start = stream.start_position();
+  std::vector<SectionId> cancel;
+  auto serve_sections = [&] {
+    for (const SectionRequest& r : stream.update(start, cancel)) {
+      const auto bytes = server.get(r.begin, r.end);
+      ASSERT_FALSE(stream.section_bytes(r.id, bytes));
+    }
+  };
+  serve_sections();
+  EXPECT_FALSE(stream.strings_request());
+  stream.wait_for_decodes();
+  while (stream.apply_one(start)) serve_sections(), stream.wait_for_decodes();
+  ASSERT_EQ(stream.streamer().in_flight(), 0u);
+  ASSERT_GT(stream.streamer().resident(), 0u);
+  // A streamed model's name shows as "…" until its string arrives.
+  std::uint64_t named = UINT64_MAX;
+  for (std::uint64_t i = 0; i < 200'000 && named == UINT64_MAX; ++i) {
+    const auto r = stream.pack_record(i);
+    if (r.is_object() && r["name"] == "…") named = i;
+  }
+  ASSERT_NE(named, UINT64_MAX);
+  const std::string file_name = stream.pack_record(named)["file"].get<std::string>();
+  EXPECT_TRUE(file_name.ends_with(".t3d") || file_name.ends_with(".e3d")) << file_name;
+
+  // Idle: the rest of STRS comes in pieces (of at most 16 KiB here), one request at a time.
+  int pieces = 0;
+  while (auto piece = stream.strings_request(16 * 1024)) {
+    ASSERT_LE(piece->end - piece->begin, 16 * 1024u);
+    EXPECT_FALSE(stream.strings_request());  // one at a time
+    ASSERT_FALSE(stream.strings_bytes(piece->begin, server.get(piece->begin, piece->end)));
+    ++pieces;
+  }
+  EXPECT_GT(pieces, 3);
+  ASSERT_EQ(stream.strings_loaded(), stream.string_count());
+  for (std::size_t i = 0; i < m.strings.size(); ++i) ASSERT_EQ(m.strings[i], generated.strings[i]) << i;
+  const auto record = stream.pack_record(named);
+  EXPECT_NE(record["name"], "…");
+  EXPECT_TRUE(record["name"].get<std::string>().starts_with("bud_") || record["name"].get<std::string>().starts_with("obj_"))
+      << record["name"];
+}
+
+// A module whose PACK models' file names sit at the very end of STRS, after every other name.
+std::vector<std::uint8_t> files_last_module(std::size_t& files) {
+  auto m = eu7b::generate_module({.models = 30'000, .seed = 5, .version = 7}).value();
+  std::map<eu7b::Sid, eu7b::Sid> moved;
+  for (auto& section : m.pack()->sections)
+    for (auto& model : section.solo.models) {
+      auto [it, fresh] = moved.try_emplace(model.model_file, 0);
+      if (fresh) {
+        it->second = static_cast<eu7b::Sid>(m.strings.size());
+        m.strings.push_back(std::string(m.strings[model.model_file]));
+      }
+      model.model_file = it->second;
+    }
+  for (auto& c : m.chunks)
+    if (auto* strs = std::get_if<eu7b::StringsChunk>(&c.data)) strs->count = static_cast<std::uint32_t>(m.strings.size());
+  files = moved.size();
+  return eu7b::write_module(m).value();
+}
+
+TEST(Eu7bStream, ASectionWaitsForItsModelFileNames) {
+  std::size_t files = 0;
+  const auto file = files_last_module(files);
+  ASSERT_GT(files, 3u);
+  Server server{file};
+  Eu7bStream stream(file.size(), "remote.eu7");
+  open_from(stream, server, 4096);
+  ASSERT_TRUE(stream.opened());
+  ASSERT_LT(stream.strings_loaded(), stream.string_count() - files);
+  const glm::dvec3 start = stream.start_position();
+  std::vector<SectionId> cancel;
+  const auto requests = stream.update(start, cancel);
+  ASSERT_FALSE(requests.empty());
+  for (const SectionRequest& r : requests) ASSERT_FALSE(stream.section_bytes(r.id, server.get(r.begin, r.end)));
+  stream.wait_for_decodes();
+  // Decoded, but held back (still "in flight") until the names arrive; asked for at once.
+  EXPECT_FALSE(stream.apply_one(start));
+  EXPECT_EQ(stream.streamer().in_flight(), requests.size());
+  int pieces = 0;
+  while (stream.streamer().ready() == 0) {
+    auto piece = stream.strings_request(4096);
+    ASSERT_TRUE(piece) << "a waiting section must make strings urgent";
+    ASSERT_FALSE(stream.strings_bytes(piece->begin, server.get(piece->begin, piece->end)));
+    stream.update(start, cancel);
+    ++pieces;
+  }
+  EXPECT_GT(pieces, 1);
+  EXPECT_EQ(stream.strings_loaded(), stream.string_count());
+  auto delta = stream.apply_one(start);
+  ASSERT_TRUE(delta);
+  ASSERT_FALSE(delta->meshes.empty());
+  for (const auto& mesh : delta->meshes) EXPECT_TRUE(mesh.name.ends_with("3d")) << mesh.name;
+}
+
+TEST(Eu7bStream, DecodesOnTheCallersThreadWhenAskedTo) {
+  const auto file = eu7b::write_module(*eu7b::generate_module({.models = 20'000, .seed = 9})).value();
+  StreamSettings settings;
+  settings.decode_threads = 0;
+  Eu7bStream stream(file.size(), "remote.eu7", settings);
+  stream.add_bytes(0, file);
+  ASSERT_TRUE(stream.open().ok());
+  std::vector<SectionId> cancel;
+  const auto requests = stream.update(stream.start_position(), cancel);
+  ASSERT_FALSE(requests.empty());
+  const auto& r = requests.front();
+  ASSERT_FALSE(stream.section_bytes(r.id, std::span(file).subspan(r.begin, r.end - r.begin)));
+  EXPECT_EQ(stream.streamer().state(r.id), State::ready);  // no wait needed
+  EXPECT_EQ(stream.decoded_off_thread(), 0u);
 }
 
 }  // namespace

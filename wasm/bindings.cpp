@@ -136,8 +136,21 @@ class StreamBinding {
     out["inFlight"] = stream_.streamer().in_flight();
     out["ready"] = stream_.streamer().ready();
     out["resident"] = stream_.streamer().resident();
+    out["errors"] = stream_.take_errors();  // sections that failed to decode (on the pool's threads)
+    out["strings"] = {stream_.strings_loaded(), stream_.string_count()};
+    out["decodedOffThread"] = stream_.decoded_off_thread();
     return to_text(out);
   }
+  // [begin, end] of the next piece of STRS to fetch (model names), or null.
+  std::string stringsRequest(double piece) {
+    const auto span = stream_.strings_request(static_cast<std::uint64_t>(piece));
+    return span ? to_text(nlohmann::ordered_json{span->begin, span->end}) : "null";
+  }
+  std::string stringsBytes(double offset, const val& bytes) {
+    const sceneria::Error e = stream_.strings_bytes(static_cast<std::uint64_t>(offset), copy_bytes(bytes));
+    return e ? e.describe() : std::string();
+  }
+  void stringsFailed() { stream_.strings_failed(); }
   std::string sectionBytes(int row, int col, const val& bytes) {
     const auto data = copy_bytes(bytes);
     const sceneria::Error e = stream_.section_bytes({row, col}, data);
@@ -325,6 +338,9 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("update", &StreamBinding::update)
       .function("sectionBytes", &StreamBinding::sectionBytes)
       .function("sectionFailed", &StreamBinding::sectionFailed)
+      .function("stringsRequest", &StreamBinding::stringsRequest)
+      .function("stringsBytes", &StreamBinding::stringsBytes)
+      .function("stringsFailed", &StreamBinding::stringsFailed)
       .function("grid", &StreamBinding::grid)
       .function("applyOne", &StreamBinding::applyOne)
       .function("rows", &StreamBinding::rows)

@@ -295,6 +295,10 @@ setInterval(streamTick, 33);  // about one section applied per frame, as the run
 
 // The PIDX grid: every section of the module, coloured by its streaming state, and the camera.
 const MAP_COLOURS = ['#4a535c', '#e0a33a', '#9fd07a', '#3fae5a'];  // idle, loading, decoded, resident
+// The cells are written into one ImageData and put at once: a fillRect per cell is one canvas
+// command each, and 11,000 of them per tick (a 1 GB scenery) starved the WebGL frames of the
+// compositor under software rendering.
+const MAP_RGBA = MAP_COLOURS.map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
 function drawMinimap(s, camX, camZ) {
   const canvas = $('minimap');
   canvas.hidden = !s.grid;
@@ -306,22 +310,31 @@ function drawMinimap(s, camX, camZ) {
     c0 = Math.min(c0, g[i + 1]); c1 = Math.max(c1, g[i + 1]);
   }
   const ctx = canvas.getContext('2d');
+  const { width, height } = canvas;
   const span = Math.max(r1 - r0, c1 - c0) + 1;
-  const cell = Math.max(1, Math.floor((canvas.width - 8) / span));
-  ctx.fillStyle = 'rgba(21,25,30,0.85)';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  // North (+z, higher rows) up.
-  const px = (col) => 4 + (col - c0) * cell;
-  const py = (row) => canvas.height - 4 - (row - r0 + 1) * cell;
-  for (let i = 0; i < g.length; i += 3) {
-    ctx.fillStyle = MAP_COLOURS[g[i + 2]] || '#4a535c';
-    const w = cell >= 3 ? cell - 1 : cell;  // a gap between cells only when they are big enough
-    ctx.fillRect(px(g[i + 1]), py(g[i]), w, w);
+  const cell = Math.max(1, Math.floor((width - 8) / span));
+  const image = ctx.createImageData(width, height);
+  const px = image.data;
+  for (let i = 0; i < px.length; i += 4) {  // background: rgba(21, 25, 30, 0.85)
+    px[i] = 21; px[i + 1] = 25; px[i + 2] = 30; px[i + 3] = 217;
   }
+  // North (+z, higher rows) up.
+  const w = cell >= 3 ? cell - 1 : cell;  // a gap between cells only when they are big enough
+  for (let i = 0; i < g.length; i += 3) {
+    const [r, gr, b] = MAP_RGBA[g[i + 2]] || MAP_RGBA[0];
+    const x0 = 4 + (g[i + 1] - c0) * cell, y0 = height - 4 - (g[i] - r0 + 1) * cell;
+    for (let y = Math.max(0, y0); y < Math.min(height, y0 + w); y++) {
+      for (let x = Math.max(0, x0); x < Math.min(width, x0 + w); x++) {
+        const k = 4 * (y * width + x);
+        px[k] = r; px[k + 1] = gr; px[k + 2] = b; px[k + 3] = 255;
+      }
+    }
+  }
+  ctx.putImageData(image, 0, 0);
   const col = camX / 1000 + 250, row = camZ / 1000 + 250;
   ctx.fillStyle = '#ff4040';
   ctx.beginPath();
-  ctx.arc(4 + (col - c0) * cell, canvas.height - 4 - (row - r0) * cell, 3, 0, 2 * Math.PI);
+  ctx.arc(4 + (col - c0) * cell, height - 4 - (row - r0) * cell, 3, 0, 2 * Math.PI);
   ctx.fill();
 }
 
@@ -478,6 +491,8 @@ setInterval(() => {
     const t = streaming.stats;
     lines.push(`stream      ${mb(t.bytes)} of ${mb(t.size)} (${(100 * t.bytes / t.size).toFixed(1)} %), ${t.requests} requests`);
     lines.push(`            sections ${t.resident} resident, ${t.inFlight} loading, ${t.ready} ready`);
+    if (t.strings && t.strings[0] < t.strings[1])
+      lines.push(`            names ${number.format(t.strings[0])} of ${number.format(t.strings[1])} loaded`);
   }
   $('stats').textContent = lines.join('\n');
 }, 300);

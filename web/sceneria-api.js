@@ -52,7 +52,8 @@ export class Parser {
     return this.#request({ kind: 'url', url: new URL(url, location.href).href, name }, onProgress);
   }
   // A camera tick for a streamed scenery: {delta (scene bytes or null), evict: [{row, col}],
-  // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices}}; null if stale.
+  // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices, strings: [loaded,
+  // total] (model names load after the view), decodedOffThread}}; null if stale.
   async camera(doc, x, y, z) {
     const r = await this.#request({ kind: 'camera', doc, x, y, z });
     return r.stale ? null : r;

@@ -12,6 +12,14 @@ let documentId = 0;
 // A scenery opened by URL: the header is read by ranges, PACK sections stream as the camera moves.
 let stream = null;  // {doc, wasm: Stream, fetcher, reads: Map<"row,col", {controller, members}>, errors: []}
 
+// Stops a stream's reads and frees its WebAssembly side (which also stops its decode threads).
+function closeStream() {
+  if (!stream) return;
+  for (const r of stream.reads.values()) r.controller.abort();
+  stream.wasm.delete();
+  stream = null;
+}
+
 // A dropped File read the same way: slices on demand, so a 2 GB file is never read whole.
 class FileRanges {
   constructor(file) {
@@ -52,22 +60,30 @@ async function openStream(m, fetcher, request, progress) {
   const wasm = new m.Stream(size, request.name);
   wasm.addBytes(0, head);
   let result;
-  for (;;) {
-    result = JSON.parse(wasm.open());
-    if (!result.need) break;
-    progress('reading the header of', 0);
-    const [begin, end] = result.need;
-    wasm.addBytes(begin, await fetcher.read(begin, end));
+  try {
+    for (;;) {
+      result = JSON.parse(wasm.open());
+      if (!result.need) break;
+      progress('reading the header of', 0);
+      const [begin, end] = result.need;
+      wasm.addBytes(begin, await fetcher.read(begin, end));
+    }
+  } catch (e) {
+    wasm.delete();
+    throw e;
   }
   // The file changed while its header was read: start over once with fresh caches.
   if (changed && request.url && !request.reloaded) {
+    wasm.delete();
     return openStream(m, new RangeFetcher(request.url), { ...request, reloaded: true }, progress);
   }
   result.doc = ++documentId;
   result.reloaded = Boolean(request.reloaded);
-  if (stream) for (const r of stream.reads.values()) r.controller.abort();
-  stream = null;
-  if (!result.ok) return result;
+  closeStream();
+  if (!result.ok) {
+    wasm.delete();
+    return result;
+  }
   stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false };
   fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
@@ -79,12 +95,12 @@ async function openStream(m, fetcher, request, progress) {
 // decoded section as a scene delta, and the sections to drop.
 function cameraTick(request) {
   if (!stream || request.doc !== stream.doc) return { stale: true };
+  const tickStart = performance.now();
   const s = stream;
   const { x, y, z } = request;
   // The file changed on the server: what was cached no longer matches; the page reopens it.
   if (s.changed) {
-    for (const r of s.reads.values()) r.controller.abort();
-    stream = null;
+    closeStream();
     return { reload: true, evict: [], errors: [], stats: null };
   }
   const u = JSON.parse(s.wasm.update(x, y, z));
@@ -133,18 +149,41 @@ function cameraTick(request) {
       }
     });
   }
+  fetchStrings(s);
+  s.errors.push(...u.errors);
   s.readsIssued = (s.readsIssued || 0) + groups.length;
   s.sectionsRequested = (s.sectionsRequested || 0) + wanted.length;
   const delta = s.wasm.applyOne(x, y, z);
   const errors = s.errors.splice(0);
   s.ticks = (s.ticks || 0) + 1;
+  s.tickMs = (s.tickMs || 0) + performance.now() - tickStart;
   const grid = s.ticks % 8 === 1 ? s.wasm.grid() : null;  // the map does not need every tick
   return {
     delta, evict: u.evict, errors, grid,
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
-             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(),
+             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), strings: u.strings,
+             decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,
              reads: s.readsIssued || 0, sectionsRequested: s.sectionsRequested || 0 },
   };
+}
+
+// Model names (STRS past the header's strings), a piece at a time: at once when a decoded section
+// waits for its models' file names, otherwise only while no section is loading.
+function fetchStrings(s) {
+  if (performance.now() < (s.stringsRetryAt || 0)) return;
+  const want = JSON.parse(s.wasm.stringsRequest(1 << 20));
+  if (!want) return;
+  const [begin, end] = want;
+  s.fetcher.read(begin, end).then((bytes) => {
+    if (stream !== s) return;
+    const error = s.wasm.stringsBytes(begin, bytes);
+    if (error) s.errors.push(`model names could not be read: ${error}`);
+  }).catch((e) => {
+    if (stream !== s) return;
+    s.wasm.stringsFailed();
+    s.stringsRetryAt = performance.now() + 5000;
+    s.errors.push(`model names could not be loaded (trying again): ${e.message}`);
+  });
 }
 
 // Reads a File in pieces so the page can show progress for big files.
@@ -188,8 +227,7 @@ async function handle(request, progress) {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {
         return openStream(m, new FileRanges(request.file), { name: request.name }, progress);
       }
-      if (stream) for (const r of stream.reads.values()) r.controller.abort();
-      stream = null;
+      closeStream();
       const bytes = request.kind === 'demo' ? m.demoModule()
         : request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);
       progress('parsing', 0);

@@ -1,13 +1,17 @@
 #include "stream/eu7b_stream.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/to_scene.hpp"
 
 namespace sceneria::stream {
 
@@ -20,23 +24,45 @@ Error PrefetchSource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
   return Error{Errc::io, at, fmt::format("{}: bytes at {} not fetched yet", name_, hex_offset(at))};
 }
 
+struct Eu7bStream::Finished {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Decoded> items;
+};
+
 Eu7bStream::Eu7bStream(std::uint64_t file_size, std::string name, StreamSettings settings)
-    : source_(file_size, std::move(name)), settings_(settings) {}
+    : source_(file_size, std::move(name)), settings_(settings), finished_(std::make_shared<Finished>()) {}
 Eu7bStream::~Eu7bStream() = default;
 
 Result<std::optional<Span>> Eu7bStream::open(std::uint64_t read_ahead) {
-  if (module_) return std::optional<Span>{};
-  source_.clear_needed();
-  auto m = eu7b::read_module(source_);
-  if (!m) {
-    if (auto need = source_.needed()) {
-      Span s = *need;
-      s.end = std::min(source_.size(), std::max(s.end, s.begin + read_ahead));
-      return std::optional<Span>{s};
+  if (ready_) return std::optional<Span>{};
+  if (!module_) {
+    source_.clear_needed();
+    auto m = eu7b::read_module(source_, {.lazy_strings = true});
+    if (!m) {
+      if (auto need = source_.needed()) {
+        Span s = *need;
+        s.end = std::min(source_.size(), std::max(s.end, s.begin + read_ahead));
+        return std::optional<Span>{s};
+      }
+      return m.error();
     }
-    return m.error();
+    module_ = std::make_unique<eu7b::Module>(std::move(m).value());
+    strings_ = std::make_unique<eu7b::StringFeed>(*module_);
+    if (strings_->error()) return strings_->error();
   }
-  module_ = std::make_unique<eu7b::Module>(std::move(m).value());
+  // The strings the header's records use (track names, materials, …): the writer puts them first,
+  // so this is usually a few kilobytes at the start of STRS, often inside the first read.
+  std::vector<std::uint8_t> piece;
+  while (module_->strings.size() < module_->strings_referenced && !strings_->done()) {
+    const std::uint64_t at = strings_->next_offset(), end = strings_->end_offset();
+    piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(end - at, 256 * 1024)));
+    const std::size_t have = source_.copy_available(at, piece);
+    if (have == 0) return std::optional<Span>{Span{at, std::min(end, at + read_ahead)}};
+    if (Error e = strings_->feed(at, std::span(piece).first(have), *module_)) return e;
+  }
+  source_.clear();  // the header is decoded; its bytes are not needed again
+
   builder_ = std::make_unique<eu7b::SceneBuilder>(*module_);
   // Sections, their byte spans, and where their models start in the pack_models numbering.
   std::vector<SectionId> available;
@@ -58,6 +84,7 @@ Result<std::optional<Span>> Eu7bStream::open(std::uint64_t read_ahead) {
     }
   }
   streamer_ = std::make_unique<SectionStreamer>(std::move(available), settings_);
+  ready_ = true;
   return std::optional<Span>{};
 }
 
@@ -77,18 +104,23 @@ glm::dvec3 Eu7bStream::start_position() const {
 
 std::vector<SectionRequest> Eu7bStream::update(const glm::dvec3& camera, std::vector<SectionId>& cancel) {
   std::vector<SectionRequest> out;
-  if (!streamer_) return out;
+  if (!ready_) return out;
+  collect();
   for (SectionId id : streamer_->update(camera, cancel)) {
     const SectionInfo& info = sections_.at(id);
     out.push_back({id, info.begin, info.end});
   }
-  for (SectionId id : cancel) decoded_.erase(id);  // decoded but never applied: free it
+  for (SectionId id : cancel) {  // decoded but never applied: free it
+    decoded_.erase(id);
+    waiting_.erase(id);
+    waiting_need_.erase(id);
+  }
   return out;
 }
 
 Error Eu7bStream::section_bytes(SectionId id, std::span<const std::uint8_t> bytes) {
   auto it = sections_.find(id);
-  if (it == sections_.end() || !module_)
+  if (it == sections_.end() || !ready_)
     return Error{Errc::bad_value, 0, fmt::format("section ({}, {}) is not in this module", id.row, id.col)};
   if (streamer_->state(id) != State::in_flight) return {};  // cancelled meanwhile: ignore
   const SectionInfo& info = it->second;
@@ -98,14 +130,74 @@ Error Eu7bStream::section_bytes(SectionId id, std::span<const std::uint8_t> byte
                  fmt::format("section ({}, {}): {} bytes arrived, {} expected", id.row, id.col, bytes.size(),
                              info.end - info.begin)};
   }
-  auto section = eu7b::decode_section(bytes, info.begin, eu7b::section_context(*module_, info.entry));
-  if (!section) {
-    streamer_->failed(id);
-    return section.error();
+  // The job owns copies of everything it reads: the module's prototypes stay put (nothing
+  // changes them after open) and the pool is stopped before the module goes.
+  auto job = [finished = finished_, id, data = std::vector<std::uint8_t>(bytes.begin(), bytes.end()), at = info.begin,
+              ctx = eu7b::section_context(*module_, info.entry), prototypes = module_->prototypes(), owner = owner_] {
+    Decoded d{id, eu7b::decode_section(data, at, ctx), 0, std::this_thread::get_id() != owner};
+    if (d.section) d.strings_needed = eu7b::strings_needed(*d.section, prototypes);
+    std::lock_guard lock(finished->mutex);
+    finished->items.push_back(std::move(d));
+    finished->changed.notify_all();
+  };
+  ++decoding_;
+  if (settings_.decode_threads == 0) {
+    job();
+    collect();
+    return {};
   }
-  decoded_[id] = std::move(section).value();
-  streamer_->fetched(id);
+  if (!pool_) pool_ = std::make_unique<TaskPool>(settings_.decode_threads);
+  pool_->submit(std::move(job));
   return {};
+}
+
+void Eu7bStream::collect() {
+  std::vector<Decoded> done;
+  {
+    std::lock_guard lock(finished_->mutex);
+    done.swap(finished_->items);
+  }
+  for (Decoded& d : done) {
+    --decoding_;
+    decoded_off_thread_ += d.off_thread;
+    if (streamer_->state(d.id) != State::in_flight) continue;  // cancelled while it decoded
+    if (!d.section) {
+      streamer_->failed(d.id);
+      errors_.push_back(fmt::format("section {},{} could not be read: {}", d.id.row, d.id.col, d.section.error().describe()));
+      continue;
+    }
+    // Ids past the end of STRS resolve to nothing whatever is loaded; do not wait for them.
+    waiting_need_[d.id] = std::min(d.strings_needed, module_->string_count());
+    waiting_[d.id] = std::move(d.section).value();
+  }
+  promote();
+}
+
+void Eu7bStream::promote() {
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const SectionId id = it->first;
+    if (waiting_need_[id] > module_->strings.size()) {
+      ++it;
+      continue;
+    }
+    decoded_[id] = std::move(it->second);
+    streamer_->fetched(id);
+    waiting_need_.erase(id);
+    it = waiting_.erase(it);
+  }
+}
+
+void Eu7bStream::wait_for_decodes() {
+  {
+    std::unique_lock lock(finished_->mutex);
+    finished_->changed.wait(lock, [&] { return finished_->items.size() >= decoding_; });
+  }
+  collect();
+}
+
+std::vector<std::string> Eu7bStream::take_errors() {
+  if (ready_) collect();
+  return std::exchange(errors_, {});
 }
 
 void Eu7bStream::section_failed(SectionId id) {
@@ -113,7 +205,8 @@ void Eu7bStream::section_failed(SectionId id) {
 }
 
 std::optional<scene::Scene> Eu7bStream::apply_one(const glm::dvec3& camera) {
-  if (!streamer_) return std::nullopt;
+  if (!ready_) return std::nullopt;
+  collect();
   auto id = streamer_->apply_one(camera);
   if (!id) return std::nullopt;
   auto it = decoded_.find(*id);
@@ -131,8 +224,39 @@ std::optional<scene::Scene> Eu7bStream::apply_one(const glm::dvec3& camera) {
   return delta;
 }
 
+std::optional<Span> Eu7bStream::strings_request(std::uint64_t piece) {
+  if (!ready_ || strings_in_flight_ || strings_->done() || strings_->error()) return std::nullopt;
+  collect();
+  std::uint32_t urgent = 0;
+  for (const auto& [id, need] : waiting_need_) urgent = std::max(urgent, need);
+  const bool idle = streamer_->in_flight() == 0 && streamer_->ready() == 0 && decoding_ == 0;
+  if (urgent <= module_->strings.size() && !idle) return std::nullopt;
+  strings_in_flight_ = true;
+  const std::uint64_t at = strings_->next_offset();
+  return Span{at, std::min(strings_->end_offset(), at + std::max<std::uint64_t>(piece, 1))};
+}
+
+Error Eu7bStream::strings_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  strings_in_flight_ = false;
+  if (!ready_) return Error{Errc::bad_value, offset, "strings arrived before the header was read"};
+  Error e = strings_->feed(offset, bytes, *module_);
+  if (e) {
+    // No more names will come: the sections waiting for theirs cannot be shown.
+    for (const auto& [id, section] : waiting_) {
+      streamer_->failed(id);
+      errors_.push_back(fmt::format("section {},{} needs model names STRS could not give: {}", id.row, id.col,
+                                    e.describe()));
+    }
+    waiting_.clear();
+    waiting_need_.clear();
+    return e;
+  }
+  promote();
+  return {};
+}
+
 std::vector<SectionId> Eu7bStream::evict(const glm::dvec3& camera) {
-  if (!streamer_) return {};
+  if (!ready_) return {};
   auto out = streamer_->evict(camera);
   for (SectionId id : out) resident_.erase(id);  // a later visit fetches it again
   return out;

@@ -23,6 +23,7 @@ struct StreamSettings {
   std::size_t max_in_flight = 72;
   std::size_t max_ready = 36;
   std::size_t max_resident = 600;  // hard cap (LRU) whatever the radius
+  unsigned decode_threads = 2;     // sections decode on these (0: on the caller's thread)
 };
 
 struct SectionId {

@@ -37,8 +37,10 @@ const char* const kEventTypes[] = {"AddValues", "UpdateValues", "CopyValues", "G
                                    "Animation", "Lights",    "Voltage",    "Visible",   "Friction",  "Message",
                                    "Unknown"};
 
+// A streamed module loads its strings on demand: one not loaded yet shows as "…".
 std::string text_of(const Module& m, Sid id) {
-  return id == kNoString || id >= m.strings.size() ? std::string() : display_text(m.strings[id]);
+  if (id == kNoString || id >= m.string_count()) return std::string();
+  return id < m.strings.size() ? display_text(m.strings[id]) : std::string("…");
 }
 
 std::string node_name(const Module& m, const SlimNode& n) {
@@ -117,7 +119,7 @@ std::vector<RecordKind> RecordBrowser::kinds() const {
     });
     if (present && n > 0) out.push_back({k.id, k.label, n});
   }
-  if (!module_.strings.empty()) out.push_back({"strings", "Strings", module_.strings.size()});
+  if (module_.string_count() > 0) out.push_back({"strings", "Strings", module_.string_count()});
   return out;
 }
 
@@ -153,8 +155,8 @@ ojson RecordBrowser::rows(std::string_view kind, std::uint64_t first, std::uint6
     return out;
   }
   if (kind == "strings") {
-    const std::uint64_t end = std::min<std::uint64_t>(module_.strings.size(), first + count);
-    for (std::uint64_t i = first; i < end; ++i) row(i, display_text(module_.strings[static_cast<std::size_t>(i)]), "");
+    const std::uint64_t end = std::min<std::uint64_t>(module_.string_count(), first + count);
+    for (std::uint64_t i = first; i < end; ++i) row(i, text_of(module_, static_cast<Sid>(i)), "");
     return out;
   }
   const KindInfo* k = find_kind(kind);
@@ -266,7 +268,8 @@ ojson RecordBrowser::record(std::string_view kind, std::uint64_t index) const {
     return pack_model_record(module_, module_.pack()->sections[at.section], section_entry_[at.section], at.index);
   }
   if (kind == "strings") {
-    if (index >= module_.strings.size()) return nullptr;
+    if (index >= module_.string_count()) return nullptr;
+    if (index >= module_.strings.size()) return ojson{{"text", "…"}, {"loaded", false}};
     const auto bytes = module_.strings[static_cast<std::size_t>(index)];
     return ojson{{"text", display_text(bytes)}, {"bytes", bytes.size()}, {"utf8", is_valid_utf8(bytes)}};
   }

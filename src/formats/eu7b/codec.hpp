@@ -28,6 +28,8 @@ class BinaryIn {
 
   bool ok() const { return r_.ok(); }
   ByteReader& reader() { return r_; }
+  // One past the highest string id read so far: how much of STRS these records need resolved.
+  std::uint32_t string_reach() const { return string_reach_; }
 
   void u8(const char*, std::uint8_t& v) { v = r_.u8(); }
   void u16(const char*, std::uint16_t& v) { v = r_.u16(); }
@@ -46,6 +48,7 @@ class BinaryIn {
   void sid(const char* name, Sid& v) {
     const std::uint64_t at = r_.offset();
     v = r_.u32();
+    if (r_.ok() && v != kNoString && v >= string_reach_) string_reach_ = v + 1;
     if (problems_ && r_.ok() && v != kNoString && v >= string_count_) {
       problems_->push_back({at, fmt::format("{} {} is outside STRS ({} strings)", name, v, string_count_)});
     }
@@ -92,6 +95,7 @@ class BinaryIn {
  private:
   ByteReader& r_;
   std::uint32_t string_count_;
+  std::uint32_t string_reach_ = 0;
   std::vector<Problem>* problems_;
 };
 

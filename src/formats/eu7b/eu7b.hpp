@@ -1,6 +1,7 @@
 #pragma once
 // EU7B (.eu7): compiled MaSzyna scenery modules. Records as stored in the file; nothing here
 // knows about rendering. See shared/specs/eu7b-format.pl.txt and shared/specs/notes/eu7b.md.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,11 +68,23 @@ struct Container {
 
 struct Module {
   Container container;              // version, source size, chunk table as read
-  StringTable strings;              // all STRS chunks, in order
+  StringTable strings;              // all STRS chunks, in order (a prefix of them while streaming)
   std::vector<Chunk> chunks;        // every chunk in file order, STRS and unknown ones included
   std::vector<Problem> problems;    // non-fatal findings while reading
+  // One past the highest string id the decoded chunks (PACK aside) refer to: how many leading
+  // strings must be loaded before those records can be shown.
+  std::uint32_t strings_referenced = 0;
 
   std::uint32_t version() const { return container.version; }
+  // The strings STRS declares. A streamed module loads them on demand (ReadOptions::lazy_strings,
+  // StringFeed), so `strings` may hold fewer for a while.
+  std::uint32_t string_count() const {
+    std::uint64_t declared = 0;
+    for (const Chunk& c : chunks)
+      if (const auto* s = std::get_if<StringsChunk>(&c.data)) declared += s->count;
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(declared, strings.size()));
+  }
+  bool strings_complete() const { return strings.size() >= string_count(); }
   template <class T>
   const T* first() const {
     for (const Chunk& c : chunks)

@@ -134,7 +134,7 @@ void record_list(BinaryIn& a, const char* name, RecordList<T>& list, std::size_t
 
 Result<ChunkData> decode_chunk(std::uint32_t id, std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
                                std::uint32_t version, std::uint32_t string_count, Chunk& chunk,
-                               std::vector<Problem>* problems) {
+                               std::vector<Problem>* problems, std::uint32_t* string_reach) {
   const std::uint64_t chunk_offset = payload_offset - kChunkHeaderSize;
   ByteReader r(payload, payload_offset, fmt::format("chunk {} at {}", chunk_name(id), hex_offset(chunk_offset)));
   BinaryIn a(r, string_count, problems);
@@ -219,6 +219,7 @@ Result<ChunkData> decode_chunk(std::uint32_t id, std::span<const std::uint8_t> p
       return data;
   }
   if (!r.ok()) return r.error();
+  if (string_reach) *string_reach = a.string_reach();
   if (!r.at_end()) {
     if (problems && !chunk.empty_payload)
       problems->push_back({r.offset(), fmt::format("chunk {} at {}: {} bytes after its records", chunk_name(id),
@@ -254,6 +255,23 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       module.chunks.push_back(std::move(chunk));
       continue;
     }
+    if (c.id == chunk::STRS && options.lazy_strings) {
+      // The count only; StringFeed reads the strings. Each costs at least its 4-byte length.
+      std::array<std::uint8_t, 4> count_bytes{};
+      const auto head = std::span<std::uint8_t>(count_bytes).first(static_cast<std::size_t>(std::min<std::uint64_t>(4, c.payload_size())));
+      if (Error e = source.read(c.payload_offset(), head)) return e;
+      ByteReader r(head, c.payload_offset(), fmt::format("chunk STRS at {}", hex_offset(c.offset)));
+      const std::uint32_t count = r.u32();
+      if (r.ok() && count > (c.payload_size() - 4) / 4)
+        return Error{Errc::bad_count, c.payload_offset(),
+                     fmt::format("chunk STRS at {}: {} strings need at least {} bytes but the payload has {}",
+                                 hex_offset(c.offset), count, 4 + std::uint64_t{4} * count, c.payload_size())};
+      if (!r.ok()) return r.error();
+      chunk.data = StringsChunk{module.string_count(), count};
+      seen_strings = true;
+      module.chunks.push_back(std::move(chunk));
+      continue;
+    }
     auto payload = source.read_vector(c.payload_offset(), c.payload_size());
     if (!payload) return payload.error();
     if (c.id == chunk::STRS) {
@@ -278,9 +296,11 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       module.problems.push_back({c.offset, fmt::format("chunk {} at {} comes before STRS; the reference reader "
                                                        "resolves string ids while reading, so STRS must be first",
                                                        chunk_name(c.id), hex_offset(c.offset))});
-    auto data = decode_chunk(c.id, *payload, c.payload_offset(), version,
-                             static_cast<std::uint32_t>(module.strings.size()), chunk, &module.problems);
+    std::uint32_t reach = 0;
+    auto data = decode_chunk(c.id, *payload, c.payload_offset(), version, module.string_count(), chunk,
+                             &module.problems, &reach);
     if (!data) return data.error();
+    module.strings_referenced = std::max(module.strings_referenced, reach);
     chunk.data = std::move(data).value();
     module.chunks.push_back(std::move(chunk));
   }
@@ -295,7 +315,7 @@ SectionContext section_context(const Module& module, const PidxEntry& entry, std
   ctx.model_count = entry.model_count;
   const PrototypeList* prot = module.prototypes();
   ctx.prototype_count = prot ? static_cast<std::uint32_t>(prot->prototypes.size()) : 0;
-  ctx.string_count = static_cast<std::uint32_t>(module.strings.size());
+  ctx.string_count = module.string_count();
   ctx.problems = problems;
   return ctx;
 }
@@ -370,6 +390,75 @@ Error decode_pack(Module& module) {
     pack->sections.push_back(std::move(section).value());
   }
   pack->decoded = true;
+  return {};
+}
+
+StringFeed::StringFeed(const Module& module) {
+  for (const Chunk& c : module.chunks) {
+    const auto* strs = std::get_if<StringsChunk>(&c.data);
+    if (!strs) continue;
+    for (const ChunkInfo& info : module.container.chunks)
+      if (info.offset == c.offset && info.id == chunk::STRS && info.payload_size() >= 4)
+        parts_.push_back({info.payload_offset() + 4, info.offset + info.size, strs->count, info.offset});
+  }
+  // A module read eagerly (or built in memory) has nothing left to feed.
+  if (module.strings.size() >= module.string_count()) parts_.clear();
+  else if (!module.strings.empty())
+    error_ = Error{Errc::bad_value, 0, "StringFeed needs a module read with lazy_strings (no strings loaded yet)"};
+  start_part();
+}
+
+void StringFeed::start_part() {
+  while (part_ < parts_.size() && parts_[part_].count == 0) ++part_;
+  read_ = 0;
+  buffer_.clear();
+  if (!done()) buffer_at_ = parts_[part_].begin;
+}
+
+Error StringFeed::feed(std::uint64_t offset, std::span<const std::uint8_t> bytes, Module& module) {
+  if (error_ || done()) return error_;
+  if (offset > next_offset())
+    return Error{Errc::bad_value, offset,
+                 fmt::format("STRS bytes at {} leave a gap after {}", hex_offset(offset), hex_offset(next_offset()))};
+  // Only what is new and still inside this payload.
+  auto append = [&](std::uint64_t at, std::span<const std::uint8_t> b) {
+    const std::uint64_t from = std::max(at, next_offset()), to = std::min(at + b.size(), parts_[part_].end);
+    if (to > from) buffer_.insert(buffer_.end(), b.begin() + static_cast<std::ptrdiff_t>(from - at),
+                                  b.begin() + static_cast<std::ptrdiff_t>(to - at));
+  };
+  append(offset, bytes);
+  while (!done()) {
+    const Part& p = parts_[part_];
+    std::size_t pos = 0;
+    while (read_ < p.count && buffer_.size() - pos >= 4) {
+      const std::uint64_t at = buffer_at_ + pos;
+      const std::uint32_t length = load_u32(buffer_.data() + pos);
+      if (length > p.end - at - 4) {
+        error_ = Error{Errc::truncated, at,
+                       fmt::format("chunk STRS at {}: string {} at {} claims {} bytes but only {} remain",
+                                   hex_offset(p.chunk_offset), read_, hex_offset(at), length, p.end - at - 4)};
+        return error_;
+      }
+      if (buffer_.size() - pos - 4 < length) break;  // cut by the end of this piece
+      module.strings.push_back(std::string_view(reinterpret_cast<const char*>(buffer_.data() + pos + 4), length));
+      pos += 4 + std::size_t{length};
+      ++read_;
+    }
+    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(pos));
+    buffer_at_ += pos;
+    if (read_ < p.count) {
+      if (next_offset() >= p.end) {
+        error_ = Error{Errc::truncated, p.end,
+                       fmt::format("chunk STRS at {} declares {} strings but its payload ends after {}",
+                                   hex_offset(p.chunk_offset), p.count, read_)};
+        return error_;
+      }
+      return {};  // wait for more bytes
+    }
+    ++part_;
+    start_part();
+    if (!done()) append(offset, bytes);  // a piece may reach into the next STRS chunk
+  }
   return {};
 }
 

@@ -25,6 +25,10 @@ Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uin
 struct ReadOptions {
   bool load_pack = false;    // keep the PACK payload's bytes (needed to write the module back)
   bool decode_pack = false;  // decode every PACK section (implies load_pack)
+  // Read only each STRS chunk's count, not its strings: a big scenery's STRS holds the names of
+  // every model and is megabytes long, while showing the header needs a few leading strings.
+  // A StringFeed loads them afterwards, as far as they are needed.
+  bool lazy_strings = false;
 };
 
 // The module header pass: every chunk decoded except PACK, whose payload is only located
@@ -32,10 +36,42 @@ struct ReadOptions {
 // decode (string ids out of range, trailing bytes, ...) are collected in Module::problems.
 Result<Module> read_module(ByteSource& source, const ReadOptions& options = {});
 
-// One chunk's payload -> records (STRS and PACK excepted). `string_count` bounds string ids.
+// One chunk's payload -> records (STRS and PACK excepted). `string_count` bounds string ids;
+// `string_reach` (optional) receives one past the highest string id the records use.
 Result<ChunkData> decode_chunk(std::uint32_t id, std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
                                std::uint32_t version, std::uint32_t string_count, Chunk& chunk,
-                               std::vector<Problem>* problems);
+                               std::vector<Problem>* problems, std::uint32_t* string_reach = nullptr);
+
+// Loads the strings of a module read with `lazy_strings`, from bytes handed over in file order as
+// they arrive (STRS has no index: string n is found only by reading the n before it). Whole
+// strings go into module.strings at once; only a string cut by the end of a piece waits.
+class StringFeed {
+ public:
+  explicit StringFeed(const Module& module);
+  bool done() const { return part_ >= parts_.size(); }
+  const Error& error() const { return error_; }
+  // The next byte wanted (absolute), and the end of the STRS payload it lies in: a fetch for more
+  // strings is [next_offset, min(end_offset, next_offset + piece)).
+  std::uint64_t next_offset() const { return buffer_at_ + buffer_.size(); }
+  std::uint64_t end_offset() const { return done() ? next_offset() : parts_[part_].end; }
+  // Bytes at `offset` (which must not leave a gap after what was fed before; bytes already fed
+  // are skipped). A malformed STRS is an error, and stays one.
+  Error feed(std::uint64_t offset, std::span<const std::uint8_t> bytes, Module& module);
+
+ private:
+  void start_part();
+  struct Part {
+    std::uint64_t begin = 0, end = 0;  // the strings of one STRS payload, after its count
+    std::uint32_t count = 0;
+    std::uint64_t chunk_offset = 0;
+  };
+  std::vector<Part> parts_;
+  std::size_t part_ = 0;
+  std::uint32_t read_ = 0;               // strings of the current part loaded so far
+  std::uint64_t buffer_at_ = 0;          // absolute offset of buffer_[0]: the next string's start
+  std::vector<std::uint8_t> buffer_;     // received bytes not yet made into strings
+  Error error_;
+};
 
 // What a section decode needs from a read module (model count from the PIDX entry).
 SectionContext section_context(const Module& module, const PidxEntry& entry, std::vector<Problem>* problems = nullptr);

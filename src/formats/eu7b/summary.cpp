@@ -59,11 +59,11 @@ nlohmann::ordered_json summary_json(const Module& module, std::size_t string_sam
     if (!is_known_chunk(c.id)) row["known"] = false;
     chunks.push_back(std::move(row));
   }
-  j["strings"] = module.strings.size();
+  j["strings"] = module.string_count();
 
   auto count = [&](std::uint32_t id) { return per_id.count(id) ? per_id[id] : 0; };
   nlohmann::ordered_json counts;
-  counts["strings"] = module.strings.size();
+  counts["strings"] = module.string_count();
   counts["includes"] = count(chunk::INCL);
   counts["tracks"] = count(chunk::TRAK);
   counts["traction"] = count(chunk::TRAC);

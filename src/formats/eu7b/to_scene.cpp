@@ -372,5 +372,12 @@ scene::Scene SceneBuilder::pack_section(const PackSection& section, std::uint64_
 
 Result<scene::Scene> to_scene(const Module& m) { return SceneBuilder(m).build(true); }
 
+std::uint32_t strings_needed(const PackSection& section, const PrototypeList* prototypes) {
+  std::uint32_t reach = 0;
+  for (const ExpandedModel& e : expand_section(section, prototypes))
+    if (e.file != kNoString) reach = std::max(reach, e.file + 1);
+  return reach;
+}
+
 
 }  // namespace sceneria::eu7b

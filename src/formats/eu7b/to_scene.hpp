@@ -17,6 +17,10 @@ Result<scene::Scene> to_scene(const Module& module);
 
 // The same, in steps for streaming: the module without its PACK models first, then one scene
 // delta per PACK section as it arrives (scene::merge_delta joins them), ids continuing throughout.
+// How many leading strings SceneBuilder reads for a section (its models' file names, which name
+// and colour the proxies): a streamed module must have loaded that many before building it.
+std::uint32_t strings_needed(const PackSection& section, const PrototypeList* prototypes);
+
 class SceneBuilder {
  public:
   explicit SceneBuilder(const Module& module);  // the module must outlive the builder

@@ -120,6 +120,9 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module) {
                       "PACK payload was not loaded; read the module with load_pack to write it"};
   }
 
+  if (!module.strings_complete())
+    return Error{Errc::bad_value, 0, fmt::format("only {} of {} strings are loaded; read the module without lazy_strings "
+                                                 "to write it", module.strings.size(), module.string_count())};
   std::vector<std::uint8_t> out(kMagic, kMagic + 4);
   put_u32(out, version);
   for (const Chunk& c : module.chunks) {

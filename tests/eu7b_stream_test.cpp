@@ -2,6 +2,7 @@
 // worker does, with a counting "server" in place of HTTP.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -250,6 +251,61 @@ TEST(Eu7bStream, ASectionWaitsForItsModelFileNames) {
   ASSERT_TRUE(delta);
   ASSERT_FALSE(delta->meshes.empty());
   for (const auto& mesh : delta->meshes) EXPECT_TRUE(mesh.name.ends_with("3d")) << mesh.name;
+}
+
+TEST(Eu7bStream, ABrokenStrsFailsTheSectionsWaitingForItsNamesWithAMessage) {
+  std::size_t files = 0;
+  auto file = files_last_module(files);
+  // Break the length of a string between the header's strings and the model file names.
+  std::uint64_t at = 0;
+  for (std::uint64_t offset = 8; offset < file.size();) {
+    std::uint32_t id = 0, size = 0;
+    std::memcpy(&id, &file[offset], 4);
+    std::memcpy(&size, &file[offset + 4], 4);
+    if (id == eu7b::chunk::STRS) {
+      std::uint32_t count = 0;
+      std::memcpy(&count, &file[offset + 8], 4);
+      at = offset + 12;
+      for (std::uint32_t i = 0; i + files + 10 < count; ++i) {
+        std::uint32_t length = 0;
+        std::memcpy(&length, &file[at], 4);
+        at += 4 + length;
+      }
+      break;
+    }
+    offset += size;
+  }
+  ASSERT_GT(at, 0u);
+  const std::uint32_t huge = 0x7FFFFFFF;
+  std::memcpy(&file[at], &huge, 4);
+
+  Server server{file};
+  Eu7bStream stream(file.size(), "remote.eu7");
+  open_from(stream, server, 4096);
+  ASSERT_TRUE(stream.opened());
+  const glm::dvec3 start = stream.start_position();
+  std::vector<SectionId> cancel;
+  const auto requests = stream.update(start, cancel);
+  ASSERT_GE(requests.size(), 2u);
+  ASSERT_FALSE(stream.section_bytes(requests[0].id, server.get(requests[0].begin, requests[0].end)));
+  stream.wait_for_decodes();
+  Error broken;
+  while (!broken) {
+    auto piece = stream.strings_request(4096);
+    ASSERT_TRUE(piece);
+    broken = stream.strings_bytes(piece->begin, server.get(piece->begin, piece->end));
+  }
+  EXPECT_EQ(broken.code, Errc::truncated);
+  EXPECT_EQ(broken.offset, at);
+  EXPECT_FALSE(stream.strings_request());  // no more asking
+  // The waiting section failed with a message; one decoded later does not wait forever either.
+  EXPECT_EQ(stream.streamer().state(requests[0].id), State::idle);
+  ASSERT_FALSE(stream.section_bytes(requests[1].id, server.get(requests[1].begin, requests[1].end)));
+  stream.wait_for_decodes();
+  EXPECT_EQ(stream.streamer().state(requests[1].id), State::idle);
+  const auto errors = stream.take_errors();
+  ASSERT_EQ(errors.size(), 2u);
+  for (const auto& e : errors) EXPECT_NE(e.find("needs model names STRS could not give"), std::string::npos) << e;
 }
 
 TEST(Eu7bStream, DecodesOnTheCallersThreadWhenAskedTo) {

@@ -113,7 +113,6 @@ std::vector<SectionRequest> Eu7bStream::update(const glm::dvec3& camera, std::ve
   for (SectionId id : cancel) {  // decoded but never applied: free it
     decoded_.erase(id);
     waiting_.erase(id);
-    waiting_need_.erase(id);
   }
   return out;
 }
@@ -167,22 +166,25 @@ void Eu7bStream::collect() {
       continue;
     }
     // Ids past the end of STRS resolve to nothing whatever is loaded; do not wait for them.
-    waiting_need_[d.id] = std::min(d.strings_needed, module_->string_count());
-    waiting_[d.id] = std::move(d.section).value();
+    waiting_[d.id] = {std::move(d.section).value(), std::min(d.strings_needed, module_->string_count())};
   }
   promote();
 }
 
 void Eu7bStream::promote() {
   for (auto it = waiting_.begin(); it != waiting_.end();) {
-    const SectionId id = it->first;
-    if (waiting_need_[id] > module_->strings.size()) {
+    auto& [id, w] = *it;
+    if (w.strings_needed <= module_->strings.size()) {
+      decoded_[id] = std::move(w.section);
+      streamer_->fetched(id);
+    } else if (strings_->error()) {  // no more strings will come: the section cannot be shown
+      streamer_->failed(id);
+      errors_.push_back(fmt::format("section {},{} needs model names STRS could not give: {}", id.row, id.col,
+                                    strings_->error().describe()));
+    } else {
       ++it;
       continue;
     }
-    decoded_[id] = std::move(it->second);
-    streamer_->fetched(id);
-    waiting_need_.erase(id);
     it = waiting_.erase(it);
   }
 }
@@ -228,7 +230,7 @@ std::optional<Span> Eu7bStream::strings_request(std::uint64_t piece) {
   if (!ready_ || strings_in_flight_ || strings_->done() || strings_->error()) return std::nullopt;
   collect();
   std::uint32_t urgent = 0;
-  for (const auto& [id, need] : waiting_need_) urgent = std::max(urgent, need);
+  for (const auto& [id, w] : waiting_) urgent = std::max(urgent, w.strings_needed);
   const bool idle = streamer_->in_flight() == 0 && streamer_->ready() == 0 && decoding_ == 0;
   if (urgent <= module_->strings.size() && !idle) return std::nullopt;
   strings_in_flight_ = true;
@@ -240,19 +242,8 @@ Error Eu7bStream::strings_bytes(std::uint64_t offset, std::span<const std::uint8
   strings_in_flight_ = false;
   if (!ready_) return Error{Errc::bad_value, offset, "strings arrived before the header was read"};
   Error e = strings_->feed(offset, bytes, *module_);
-  if (e) {
-    // No more names will come: the sections waiting for theirs cannot be shown.
-    for (const auto& [id, section] : waiting_) {
-      streamer_->failed(id);
-      errors_.push_back(fmt::format("section {},{} needs model names STRS could not give: {}", id.row, id.col,
-                                    e.describe()));
-    }
-    waiting_.clear();
-    waiting_need_.clear();
-    return e;
-  }
-  promote();
-  return {};
+  promote();  // sections whose names arrived, or that can no longer get them
+  return e;
 }
 
 std::vector<SectionId> Eu7bStream::evict(const glm::dvec3& camera) {

@@ -108,7 +108,7 @@ class Eu7bStream {
   };
   struct Finished;  // decode results, shared with the pool's threads
   void collect();   // finished decodes -> ready sections (or waiting for strings)
-  void promote();   // sections whose strings have arrived -> ready
+  void promote();   // sections whose strings have arrived -> ready (or failed, if none can come)
 
   PrefetchSource source_;
   StreamSettings settings_;
@@ -119,8 +119,11 @@ class Eu7bStream {
   std::unique_ptr<eu7b::SceneBuilder> builder_;
   std::unique_ptr<SectionStreamer> streamer_;
   std::map<SectionId, SectionInfo> sections_;
-  std::map<SectionId, eu7b::PackSection> waiting_;   // decoded, waiting for file names
-  std::map<SectionId, std::uint32_t> waiting_need_;  // strings each of those needs
+  struct Waiting {  // decoded, waiting for its models' file names
+    eu7b::PackSection section;
+    std::uint32_t strings_needed = 0;
+  };
+  std::map<SectionId, Waiting> waiting_;
   std::map<SectionId, eu7b::PackSection> decoded_;   // ready, not yet applied
   std::map<SectionId, eu7b::PackSection> resident_;  // applied: kept for the inspector until evicted
   std::vector<std::string> errors_;

@@ -1,19 +1,27 @@
 // A deliberately misbehaving static server for the Range tests (hand-written on purpose: a
 // well-kept library would not misbehave). Serves one file under several paths:
-//   /ok/NAME        correct 206/416 with strong ETag
-//   /short/NAME     the first answer for each range is a 206 with a short body (Chromium's bug)
-//   /flaky/NAME     the first answer for each range is a 500
-//   /norange/NAME   ignores Range: 200 with the whole body
-//   /changing/NAME  a new ETag after the third request
-//   /stats          {bytes, requests, maxConcurrent} per path, and /reset
+//   /ok/NAME             correct 206/416 with a strong ETag
+//   /short/NAME          the first answer for each range is a 206 with a short body (Chromium's bug)
+//   /flaky/NAME          the first answer for each range is a 500
+//   /norange/NAME        ignores Range: 200 with the whole body
+//   /changing/NAME       after the third request: other bytes (`changed`, another file) and a new ETag
+//   /wrongrange/NAME     every 206 names a Content-Range one byte off
+//   /nocontentrange/NAME every 206 comes without Content-Range
+//   /down/NAME           503 to everything
+//   /missing/NAME        404
+//   /hang/NAME           never answers (the client must time out)
+//   /weaketag/NAME       correct 206s with a weak ETag that changes on every answer, no Last-Modified
+//   /stats               {bytes, requests, maxConcurrent} per path, and /reset
 // Every response carries CORS (the page is on another origin) and CORP headers.
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 
-export function startFaultServer(file, port) {
-  const body = readFileSync(file);
+export function startFaultServer(file, port, { changed = null } = {}) {
+  const original = readFileSync(file);
+  const other = changed ? readFileSync(changed) : original;
   const stats = {};
   const seen = new Set();
+  const hanging = new Set();
   const mode = (url) => url.split('/')[1];
   const server = createServer(async (req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -28,6 +36,11 @@ export function startFaultServer(file, port) {
     s.requests++;
     s.inFlight++;
     s.maxConcurrent = Math.max(s.maxConcurrent, s.inFlight);
+    if (m === 'hang') {  // keep the request open until the client gives up
+      hanging.add(res);
+      req.on('close', () => { s.inFlight--; hanging.delete(res); });
+      return;
+    }
     await new Promise((r) => setTimeout(r, 40));  // long enough for concurrency to show
     const done = (status, headers, data) => {
       s.inFlight--;
@@ -35,7 +48,11 @@ export function startFaultServer(file, port) {
       res.writeHead(status, headers);
       res.end(data);
     };
-    const etag = m === 'changing' && s.requests > 3 ? '"v2"' : '"v1"';
+    if (m === 'missing') return done(404, { 'Content-Type': 'text/plain' }, Buffer.from('not found'));
+    if (m === 'down') return done(503, { 'Content-Type': 'text/plain' }, Buffer.from('unavailable'));
+    const isChanged = m === 'changing' && s.requests > 3;
+    const body = isChanged ? other : original;
+    const etag = m === 'weaketag' ? `W/"${s.requests}"` : isChanged ? '"v2"' : '"v1"';
     const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range || '');
     if (m === 'norange' || !range) return done(200, { 'Content-Length': body.length, ETag: etag }, body);
     const begin = Number(range[1]), last = Math.min(Number(range[2]), body.length - 1);
@@ -45,11 +62,18 @@ export function startFaultServer(file, port) {
     seen.add(key);
     if (m === 'flaky' && first) return done(500, {});
     const headers = { 'Content-Range': `bytes ${begin}-${last}/${body.length}`, ETag: etag, 'Accept-Ranges': 'bytes' };
+    if (m === 'wrongrange') headers['Content-Range'] = `bytes ${begin + 1}-${last + 1}/${body.length}`;
+    if (m === 'nocontentrange') delete headers['Content-Range'];
     let slice = body.subarray(begin, last + 1);
     if (m === 'short' && first) slice = slice.subarray(0, 4096 - (begin % 4096));
     // The header promises the full length even when the body is short, as the bug does.
     headers['Content-Length'] = slice.length;
     return done(206, headers, slice);
   });
+  server.closeAll = () => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections?.();
+    server.close();
+  };
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }

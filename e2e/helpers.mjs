@@ -9,7 +9,9 @@ export const samplesDir = process.env.SCENERIA_SAMPLES || resolve(here, '..', '.
 export const samplesAvailable = existsSync(join(samplesDir, 'maszyna', 'eu7'));
 export const sample = (rel) => readFileSync(join(samplesDir, rel));
 
-// Console hygiene: any console error, page error or failed request fails the test.
+// Console hygiene: any console error, page error, failed request or sceneria warning (a section
+// that could not be read, a rejected delta, a bad link value) fails the test unless the test
+// names it in `allowedErrorPattern`.
 const ALLOWED = [/GPU stall due to ReadPixels/];
 export const test = base.extend({
   // Tests that provoke errors on purpose (a faulty server) list what they expect.
@@ -18,7 +20,9 @@ export const test = base.extend({
     const errors = [];
     const allowed = (text) => ALLOWED.some((r) => r.test(text)) || (allowedErrorPattern && allowedErrorPattern.test(text));
     const add = (text) => { if (!allowed(text)) errors.push(text); };
-    page.on('console', (m) => { if (m.type() === 'error') add(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || (m.type() === 'warning' && m.text().startsWith('[sceneria'))) add(m.text());
+    });
     page.on('pageerror', (e) => add(`pageerror: ${e.message}`));
     page.on('requestfailed', (r) => add(`request failed: ${r.url()} ${r.failure()?.errorText}`));
     page.on('response', (r) => { if (r.status() >= 400) add(`HTTP ${r.status()} ${r.url()}`); });
@@ -29,7 +33,7 @@ export const test = base.extend({
 export { expect };
 
 export function requireSamples() {
-  if (!samplesAvailable && !process.env.CI) test.skip(true, `samples not found at ${samplesDir}`);
+  if (!samplesAvailable && process.env.CI !== 'true') test.skip(true, `samples not found at ${samplesDir}`);
 }
 
 // Opens the page and waits for the viewer and the start-up demo module.
@@ -82,4 +86,158 @@ export async function shownChunks(page) {
     const cells = [...r.cells].map((c) => c.textContent);
     return { id: cells[1], offset: Number(cells[2].replace(/,/g, '')), size: Number(cells[3].replace(/,/g, '')) };
   }));
+}
+
+// ---- oracles that are not our own output ----
+
+// The counts the reference runtime reader printed for a sample (`X.reference-decode.txt`, first
+// line): {tracks, traction, shapes, ...} as numbers.
+export function referenceCounts(rel) {
+  const first = sample(rel.replace(/\.eu7$/, '.reference-decode.txt')).toString('utf8').split('\n')[0];
+  const out = {};
+  for (const [, key, value] of first.matchAll(/([A-Za-z_()]+)=(\d+)/g)) out[key] = Number(value);
+  return out;
+}
+
+// Every PACK model of a reference decode, in decode order: {name, file, loc: [x, y, z]}.
+export function referencePackModels(rel) {
+  const text = sample(rel.replace(/\.eu7$/, '.reference-decode.txt')).toString('utf8');
+  const out = [];
+  for (const m of text.matchAll(/^\s+model name=(\S*) file=(\S*) .* loc=\(([^)]*)\)/gm))
+    out.push({ name: m[1], file: m[2], loc: m[3].split(',').map(Number) });
+  return out;
+}
+
+// TD.scn, the text scenery TD.v6.eu7 was baked from, read by the test itself: its tracks
+// ({name, type, p1, p2, mid}) in the order the reference writer stores them, and its traction
+// spans ({name, wire: [p1, p2], mid}) in text order. The writer keeps text order except that
+// switches follow all other tracks (TD.v6: text tracks 13 and 71 are records 85 and 86), so
+// track i here is record i of the module.
+export function tdScenery() {
+  const text = sample('maszyna/text/TD.scn').toString('latin1').replace(/\/\/[^\n]*/g, '');
+  const t = text.split(/\s+/).filter(Boolean);
+  const num = (i, n) => t.slice(i, i + n).map(Number);
+  const tracks = [], traction = [];
+  for (let i = 0; i < t.length; i++) {
+    if (t[i] !== 'node') continue;
+    const name = t[i + 3] === 'none' ? '' : t[i + 3];
+    if (t[i + 4] === 'track') {
+      // node max min name track type length width friction sound quality damage environment vis
+      // [rail-texture rail-length ballast-texture height width slope] P1(x y z roll) CV1 CV2 P2(x y z roll)
+      const p = i + 14 + (t[i + 13] === 'vis' ? 6 : 0);
+      const p1 = num(p, 3), cv1 = num(p + 4, 3), cv2 = num(p + 7, 3), p2 = num(p + 10, 3);
+      // Bézier(P1, P1 + CV1, P2 + CV2, P2) at t = 0.5 (control vectors are relative: notes §9).
+      const mid = [0, 1, 2].map((k) => (p1[k] + 3 * (p1[k] + cv1[k]) + 3 * (p2[k] + cv2[k]) + p2[k]) / 8);
+      tracks.push({ name, type: t[i + 5], visible: t[i + 13] === 'vis', p1, p2, mid });
+    } else if (t[i + 4] === 'traction') {
+      // node max min name traction power nominal-voltage max-current resistivity material wire-height-offset wires
+      // then the contact wire's ends, the carrier wire's ends.
+      const p1 = num(i + 12, 3), p2 = num(i + 15, 3);
+      traction.push({ name, wire: [p1, p2], mid: [0, 1, 2].map((k) => (p1[k] + p2[k]) / 2) });
+    }
+  }
+  const stored = [...tracks.filter((t) => t.type !== 'switch'), ...tracks.filter((t) => t.type === 'switch')];
+  return { tracks: stored, traction };
+}
+
+// ---- pixels: a thing is drawn when the frame differs where it projects, with and without it ----
+
+// Renders the view around world point `at` (camera `distance` away) twice — as it is, and with
+// `without` applied ('models': model layer off, 'static': static layer off, an object id to
+// hide, or [first, count] of objects to hide) — and returns how many pixels of the (2r+1)² window around the projection differ, plus
+// the colours of the differing pixels in the full frame.
+// `pitch` (radians, optional) looks down at that angle instead of the default view.
+export async function differenceAt(page, at, distance, without, radius = 6, pitch = null) {
+  return page.evaluate(({ at, distance, without, radius, pitch }) => {
+    const v = window.sceneria.viewer;
+    if (pitch === null) v.lookAt(at[0], at[1], at[2], distance);
+    else v.setOrbit(at[0], at[1], at[2], distance, 0, pitch);
+    const p = v.project(at[0], at[1], at[2]);
+    if (!p) return { projected: false, differ: 0, colours: [] };
+    const read = () => v.readPixels(Math.round(p.x) - radius, Math.round(p.y) - radius, 2 * radius + 1, 2 * radius + 1);
+    const shown = read();
+    if (without === 'models') v.setLayers(true, false);
+    else if (without === 'static') v.setLayers(false, true);
+    else if (Array.isArray(without)) v.hide(without[0], without[1]);
+    else v.hide(without, 1);
+    const hidden = read();
+    v.setLayers(true, true);
+    v.hide(-1, 0);
+    let differ = 0;
+    const colours = [];
+    for (let i = 0; i < shown.length; i += 4) {
+      if (Math.abs(shown[i] - hidden[i]) + Math.abs(shown[i + 1] - hidden[i + 1]) + Math.abs(shown[i + 2] - hidden[i + 2]) > 24) {
+        differ++;
+        colours.push([shown[i], shown[i + 1], shown[i + 2]]);
+      }
+    }
+    return { projected: true, p, differ, colours, window: (2 * radius + 1) ** 2 };
+  }, { at, distance, without, radius, pitch });
+}
+
+// The sky as the renderer draws it (blue above the horizon, haze below) is what an empty frame
+// shows: these pixels are something else.
+export function isNotSky([r, g, b]) { return !(b > r + 20 && b >= g); }
+
+// A streamed PACK model on screen where its section's record puts it: the newest streamed model
+// object, its record from the parse worker (the section's bytes, not the scene), and the model
+// layer switched off and on around its location.
+// `maxZ`: only a model south of that (one the camera will leave behind when flying north).
+export async function expectStreamedModelOnScreen(page, { maxZ = Infinity } = {}) {
+  const found = await page.evaluate(async (maxZ) => {
+    const { viewer: v, parser, lastResult } = window.sceneria;
+    for (let id = v.stats().objects - 1, tried = 0; id >= 0 && tried < 200; id--) {
+      const o = v.object(id);
+      if (o.kind !== 'pack_models' || o.z > maxZ) continue;
+      tried++;
+      const record = await parser.record(lastResult.doc, 'pack_models', o.index);
+      if (!record) return null;
+      // Seen from 40 m: a model shown only from farther away (a minimum range) or only from
+      // closer (a short maximum range) is rightly not drawn there.
+      const max = record.range_max === 'unlimited' ? Infinity : record.range_max;
+      if (record.range_min < 30 && max > 60) return { object: o, location: record.location };
+    }
+    return null;
+  }, maxZ === Infinity ? 1e300 : maxZ);
+  expect(found, 'a streamed model in the scene').not.toBeNull();
+  const d = await differenceAt(page, found.location, 40, 'models', 8);
+  expect(d.projected).toBe(true);
+  expect(d.differ, `model pixels at ${found.location}`).toBeGreaterThan(20);
+  return found;
+}
+
+// Share of the frame's pixels that change when `without` is applied to the current view
+// ('models', 'static', 'all', an object id to hide, or [first, count] of objects to hide). Compared in the page: a frame is millions
+// of numbers, too many to ship to the test process.
+export async function frameChange(page, without) {
+  return page.evaluate((without) => {
+    const v = window.sceneria.viewer;
+    const s = v.stats();
+    const shown = v.readPixels(0, 0, s.width, s.height);
+    if (without === 'models') v.setLayers(true, false);
+    else if (without === 'static') v.setLayers(false, true);
+    else if (without === 'all') v.setLayers(false, false);
+    else if (Array.isArray(without)) v.hide(without[0], without[1]);
+    else v.hide(without, 1);
+    const hidden = v.readPixels(0, 0, s.width, s.height);
+    v.setLayers(true, true);
+    v.hide(-1, 0);
+    let n = 0;
+    for (let i = 0; i < shown.length; i += 4)
+      if (Math.abs(shown[i] - hidden[i]) + Math.abs(shown[i + 1] - hidden[i + 1]) + Math.abs(shown[i + 2] - hidden[i + 2]) > 24) n++;
+    return n / (s.width * s.height);
+  }, without);
+}
+
+// The whole frame as a Buffer of RGBA bytes (rows top-down), shipped as base64.
+export async function framePixels(page) {
+  const b64 = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const s = v.stats();
+    const px = v.readPixels(0, 0, s.width, s.height);
+    let text = '';
+    for (let i = 0; i < px.length; i += 0x8000) text += String.fromCharCode(...px.subarray(i, i + 0x8000));
+    return btoa(text);
+  });
+  return Buffer.from(b64, 'base64');
 }

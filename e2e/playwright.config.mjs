@@ -7,6 +7,7 @@ export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.mjs',
   outputDir: '../build/e2e-results',
+  forbidOnly: process.env.CI === 'true',  // a stray test.only must not shrink the CI run
   workers: 1,  // 2 cores; SwiftShader is CPU-bound
   timeout: 60_000,
   expect: { timeout: 20_000 },

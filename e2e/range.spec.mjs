@@ -17,7 +17,7 @@ test.beforeAll(async () => {
   bytes = readFileSync(file);
   server = await startFaultServer(file, PORT);
 });
-test.afterAll(() => server?.close());
+test.afterAll(() => server?.closeAll());
 
 // Runs reads in the page with web/range-fetch.js; returns digests to compare with the file.
 async function readInPage(page, path, ranges, options = {}) {

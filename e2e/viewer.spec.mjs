@@ -3,18 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, dropFile, sample, differenceAt, frameChange, framePixels, referenceCounts,
+         referencePackModels, tdScenery } from './helpers.mjs';
 
 const cli = resolve('build/native/sceneria');
 const tmp = () => mkdtempSync(join(tmpdir(), 'sceneria-e2e-'));
-
-// Names of TRAK/TRAC records straight from the CLI's JSON dump (an independent path).
-function recordNames(file, id) {
-  const doc = JSON.parse(execFileSync(cli, ['dump', file], { maxBuffer: 256 << 20 }).toString());
-  const text = (s) => (typeof s === 'string' ? s : s.cp1250 ?? s.hex);
-  return doc.chunks.filter((c) => c.id === id).flatMap((c) => c.records)
-    .map((r) => (r.node.name === undefined ? '' : text(doc.strings[r.node.name])));
-}
 
 async function loadSample(page, rel) {
   await openViewer(page);
@@ -26,68 +19,113 @@ async function loadSample(page, rel) {
 async function lookAndRead(page, point, distance, radius = 3) {
   return page.evaluate(({ point, distance, radius }) => {
     const v = window.sceneria.viewer;
-    v.lookAt(point.x, point.y, point.z, distance);
+    v.lookAt(point[0], point[1], point[2], distance);
     v.renderFrame();
-    const p = v.project(point.x, point.y, point.z);
-    const px = v.readPixels(Math.round(p.x) - radius, Math.round(p.y) - radius, 2 * radius + 1, 2 * radius + 1);
-    const colors = [];
-    for (let i = 0; i < px.length; i += 4) colors.push([px[i], px[i + 1], px[i + 2]]);
-    return { p, colors, stats: v.stats() };
+    const p = v.project(point[0], point[1], point[2]);
+    return { p, stats: v.stats() };
   }, { point, distance, radius });
 }
 
-test('TD.v6: tracks and catenary are drawn where they are, and the view matches its screenshot', async ({ page }) => {
+test('TD.v6: every track and wire is drawn where TD.scn puts it, and the view matches its screenshot', async ({ page }) => {
   requireSamples();
+  // Oracles: the reference reader's counts and the text scenery the module was baked from.
+  const ref = referenceCounts('maszyna/eu7/TD.v6.eu7');
+  const td = tdScenery();
+  expect(td.tracks.length).toBe(ref.tracks);
+  expect(td.traction.length).toBe(ref.traction);
   await loadSample(page, 'maszyna/eu7/TD.v6.eu7');
   const stats = await page.evaluate(() => window.sceneria.viewer.stats());
-  expect(stats.objects).toBe(87 + 115 + 62);
+  expect(stats.objects).toBe(ref.tracks + ref.traction + ref.shapes);
   expect(stats.sectionsTotal).toBe(14);
 
-  // A track with ballast: warm grey (ballast or rail) at its midpoint, never sky blue.
-  const doc = await page.evaluate(() => window.sceneria.lastResult.doc);
-  let track = -1;
-  for (let i = 0; i < 87 && track < 0; i++) {
-    const r = await page.evaluate(({ doc, i }) => window.sceneria.parser.record(doc, 'tracks', i), { doc, i });
-    if (r.has_visibility && r.paths.length === 1 && r.type === 1) track = i;
+  // Every visible plain track: at its midpoint (from the text's end points and control vectors)
+  // the frame changes when that one track is hidden, and what it shows there is ballast or rail
+  // (warm grey, lit), never sky. The ground under it stays when it is hidden, so the ground's own
+  // grey cannot pass for the track.
+  let checked = 0;
+  for (let i = 0; i < td.tracks.length; i++) {
+    const t = td.tracks[i];
+    if (t.type !== 'normal' || !t.visible) continue;
+    const id = await page.evaluate((i) => window.sceneria.viewer.findObject('tracks', i), i);
+    expect(id, `track ${i} has an object`).toBeGreaterThanOrEqual(0);
+    const d = await differenceAt(page, t.mid, 25, id, 3);
+    expect(d.differ, `track ${i} at ${t.mid.map((x) => x.toFixed(1))}`).toBeGreaterThanOrEqual(25);  // of 49
+    for (const [r, g, b] of d.colours) {
+      expect(r).toBeGreaterThanOrEqual(b);       // not sky (blue-dominant)
+      expect(r + g + b).toBeGreaterThan(120);    // lit, not a hole
+      expect(r + g + b).toBeLessThan(600);
+    }
+    checked++;
   }
-  expect(track).toBeGreaterThanOrEqual(0);
-  const anchor = await page.evaluate((i) => window.sceneria.viewer.object(window.sceneria.viewer.findObject('tracks', i)), track);
-  const ballast = await lookAndRead(page, anchor, 25, 1);
-  for (const [r, g, b] of ballast.colors) {
-    expect(r).toBeGreaterThanOrEqual(b);       // not sky (blue-dominant)
-    expect(r + g + b).toBeGreaterThan(120);    // lit, not a hole
-    expect(r + g + b).toBeLessThan(560);
+  expect(checked).toBeGreaterThan(80);
+
+  // Every tenth traction span: the contact wire's copper colour appears at its midpoint, and only
+  // while that span is drawn.
+  for (let i = 0; i < td.traction.length; i += 10) {
+    const id = await page.evaluate((i) => window.sceneria.viewer.findObject('traction', i), i);
+    const d = await differenceAt(page, td.traction[i].mid, 12, id, 3);
+    expect(d.colours.some(([r, g, b]) => r > g + 25 && g > b + 15), `wire ${i} at ${td.traction[i].mid}`).toBe(true);
   }
 
-  // A traction span: the contact wire's copper colour passes through its midpoint.
-  const wire = await page.evaluate(() => window.sceneria.viewer.object(window.sceneria.viewer.findObject('traction', 0)));
-  const w = await lookAndRead(page, wire, 12, 3);
-  expect(w.colors.some(([r, g, b]) => r > g + 25 && g > b + 15)).toBe(true);
+  // The whole scenery from its start view, compared with a reference image. SwiftShader is
+  // deterministic; the tolerance is a fifth of what the tracks cover in this very view, measured by
+  // hiding all of them (their objects are consecutive ids).
+  const trackIds = await page.evaluate((n) => {
+    const v = window.sceneria.viewer;
+    v.startView();
+    return Array.from({ length: n }, (_, i) => v.findObject('tracks', i));
+  }, ref.tracks);
+  expect(trackIds).toEqual(trackIds.map((_, i) => trackIds[0] + i));
+  const tracksShare = await frameChange(page, [trackIds[0], trackIds.length]);
+  expect(tracksShare).toBeGreaterThan(0.0003);
+  await page.evaluate(() => window.sceneria.viewer.renderFrame());
+  await expect(page.locator('#canvas')).toHaveScreenshot('td-v6-start.png', { maxDiffPixelRatio: tracksShare / 5 });
+});
 
-  // The whole scenery from its start view, compared with a reference image (SwiftShader is
-  // deterministic; the tolerance absorbs antialiasing differences).
-  await page.evaluate(() => { window.sceneria.viewer.startView(); window.sceneria.viewer.renderFrame(); });
-  await expect(page.locator('#canvas')).toHaveScreenshot('td-v6-start.png', { maxDiffPixelRatio: 0.02 });
+test('the PACK sample: its 77 models are on screen at the reference decode\'s positions, and each is its record', async ({ page }) => {
+  requireSamples();
+  const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+  const models = referencePackModels(rel);
+  expect(models.length).toBe(77);
+  await openViewer(page);
+  await dropFile(page, rel.split('/').pop(), sample(rel));
+  await page.waitForFunction(() => window.sceneria.viewer.stats().sectionsTotal > 0);
+  expect(await page.evaluate(() => window.sceneria.viewer.stats().objects)).toBeGreaterThanOrEqual(77);
+  let named = 0;
+  for (const m of models) {
+    // Drawn there: the model layer changes the pixels where the reference puts the model.
+    const d = await differenceAt(page, m.loc, 30, 'models', 6);
+    expect(d.differ, `${m.name} at ${m.loc}`).toBeGreaterThan(20);
+    // And what is there is this model: a click picks an object whose record has its name.
+    const hit = await page.evaluate(({ p }) => window.sceneria.viewer.pick(Math.round(p.x), Math.round(p.y)), d);
+    expect(hit?.kind, `${m.name}: picked`).toBe('pack_models');
+    const record = await page.evaluate((i) => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'pack_models', i), hit.index);
+    if (record.name === m.name) {
+      named++;
+      for (let k = 0; k < 3; k++) expect(record.location[k]).toBeCloseTo(m.loc[k], 3);
+    }
+  }
+  // Models standing inside a bigger one's box may be picked as that one; nearly all are their own.
+  expect(named).toBeGreaterThanOrEqual(70);
 });
 
 test('clicking a track in the view selects it and the inspector shows its name', async ({ page }) => {
   requireSamples();
-  const file = join(samplesDir, 'maszyna/eu7/TD.v6.eu7');
-  const names = recordNames(file, 'TRAK');
+  // The name comes from the text scenery the module was baked from (track i of TD.scn).
+  const { tracks } = tdScenery();
+  const index = tracks.findIndex((t) => t.name.length > 0 && t.type === 'normal');
   await loadSample(page, 'maszyna/eu7/TD.v6.eu7');
-  const index = names.findIndex((n) => n.length > 0);
-  const anchor = await page.evaluate((i) => window.sceneria.viewer.object(window.sceneria.viewer.findObject('tracks', i)), index);
-  const { p } = await lookAndRead(page, anchor, 30);
+  const { p } = await lookAndRead(page, tracks[index].mid, 30);
   const box = await page.locator('#canvas').boundingBox();
   await page.mouse.click(box.x + p.x, box.y + p.y);
   await expect(page.locator('#inspector')).toBeVisible();
-  await expect(page.locator('#inspector-title')).toHaveText(`Tracks #${index} · ${names[index]}`);
+  await expect(page.locator('#inspector-title')).toHaveText(`Tracks #${index} · ${tracks[index].name}`);
   await expect(page.locator('#drive-here')).toBeVisible();
-  // Drive from it: the camera rides along the track.
+  // Drive from it: the camera rides along the track, by fixed time steps.
   await page.click('#drive-here');
   const before = await page.evaluate(() => window.sceneria.viewer.camera());
   expect(before.mode).toBe('drive');
-  const after = await page.evaluate(() => { const v = window.sceneria.viewer; v.update(2.0, false, false); return v.camera(); });
+  const after = await page.evaluate(() => { const v = window.sceneria.viewer; for (let i = 0; i < 20; i++) v.update(0.1, false, false); return v.camera(); });
   const moved = Math.hypot(after.eye[0] - before.eye[0], after.eye[2] - before.eye[2]);
   expect(moved).toBeGreaterThan(30);  // 20 m/s for 2 s, along the curve
   expect(moved).toBeLessThan(41);
@@ -114,10 +152,12 @@ test('a generated 1,000,000-model scenery renders with one draw per visible mesh
   expect(stats.drawCalls).toBeLessThanOrEqual(1 + 2 * stats.sectionsDrawn + stats.meshesDrawn);
   expect(stats.drawCalls).toBeLessThan(stats.instances / 20);
   expect(stats.sectionsDrawn).toBeLessThan(stats.sectionsTotal);
-  const pixels = await page.evaluate(() => { const v = window.sceneria.viewer; const s = v.stats(); return Array.from(v.readPixels(0, 0, s.width, s.height)); });
+  const pixels = await framePixels(page);
   const colours = new Set();
   for (let i = 0; i < pixels.length; i += 16) colours.add((pixels[i] >> 3) << 10 | (pixels[i + 1] >> 3) << 5 | pixels[i + 2] >> 3);
   expect(colours.size).toBeGreaterThan(40);
+  // The instances are what covers the frame: without the model layer a large share changes.
+  expect(await frameChange(page, 'models')).toBeGreaterThan(0.05);
 
   // Outliner: find a named building (blocks of flats are named bud_<serial>), select it, go to it.
   await page.fill('#search', 'bud_');
@@ -166,32 +206,68 @@ test('stats overlay, screenshot, help and camera modes', async ({ page }) => {
   await expect(page.locator('#stats')).toContainText('draw calls');
   await expect(page.locator('#stats')).toContainText(/sections\s+\d+ drawn of 1\d/);
   await expect(page.locator('#stats')).toContainText('camera      orbit');
-  // The screenshot is the rendered view as a PNG, not a blank canvas.
+  // The screenshot is the rendered view as a PNG: decoded, it equals the frame the viewer draws,
+  // and that frame shows the demo (it differs from the same view with nothing drawn).
   const download = page.waitForEvent('download');
   await page.click('#screenshot');
   const file = await download;
   expect(file.suggestedFilename()).toMatch(/^sceneria-.*\.png$/);
-  const png = await page.evaluate(() => window.sceneria.screenshot());
-  const bytes = Buffer.from(png.split(',')[1], 'base64');
-  expect(bytes.subarray(1, 4).toString()).toBe('PNG');
-  expect(bytes.length).toBeGreaterThan(20_000);  // a flat colour would compress to a few KB
+  const shot = await page.evaluate(async () => {
+    const url = window.sceneria.screenshot();
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const c = new OffscreenCanvas(image.width, image.height);
+    const ctx = c.getContext('2d');
+    ctx.drawImage(image, 0, 0);
+    const v = window.sceneria.viewer;
+    const s = v.stats();
+    const png = ctx.getImageData(0, 0, image.width, image.height).data;
+    const drawn = v.readPixels(0, 0, s.width, s.height);
+    v.setLayers(false, false);
+    const empty = v.readPixels(0, 0, s.width, s.height);
+    v.setLayers(true, true);
+    // Compared here: shipping three frames to the test process would take longer than the test.
+    const differing = (a, b) => {
+      let n = 0;
+      for (let i = 0; i < a.length; i += 4)
+        if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 24) n++;
+      return n;
+    };
+    return { pngVsDrawn: png.length === drawn.length ? differing(png, drawn) : -1, drawnVsEmpty: differing(drawn, empty),
+             width: image.width, height: image.height, header: url.slice(0, 22), s };
+  });
+  expect(shot.header).toBe('data:image/png;base64,');
+  expect([shot.width, shot.height]).toEqual([shot.s.width, shot.s.height]);
+  const total = shot.width * shot.height;
+  expect(shot.pngVsDrawn).toBeGreaterThanOrEqual(0);
+  expect(shot.pngVsDrawn / total).toBeLessThan(0.001);
+  expect(shot.drawnVsEmpty / total).toBeGreaterThan(0.02);
   await page.keyboard.press('h');
   await expect(page.locator('#help')).toBeVisible();
   await page.keyboard.press('h');
   await expect(page.locator('#help')).toBeHidden();
-  // Fly: W moves the eye forward along the view.
+  // Fly: a held W moves the eye forward along the view: 40 m/s, by a fixed time step (the render
+  // loop's own real-time movement happens between calls, not inside one).
   await page.click('#mode-fly');
   await expect(page.locator('#mode-fly')).toHaveClass(/active/);
-  const before = await page.evaluate(() => window.sceneria.viewer.camera());
   await page.locator('#canvas').focus();
   await page.keyboard.down('w');
-  await page.waitForTimeout(600);
+  const { before, after } = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const before = v.camera();
+    v.step(0.5);
+    return { before, after: v.camera() };
+  });
   await page.keyboard.up('w');
-  const after = await page.evaluate(() => window.sceneria.viewer.camera());
   expect(after.mode).toBe('fly');
   const d = [0, 1, 2].map((k) => after.eye[k] - before.eye[k]);
   const along = d[0] * before.forward[0] + d[1] * before.forward[1] + d[2] * before.forward[2];
-  expect(along).toBeGreaterThan(5);
+  expect(along).toBeCloseTo(20, 3);
+  expect(Math.hypot(...d)).toBeCloseTo(20, 3);
+  // Without the key, a step does not move.
+  const still = await page.evaluate(() => { const v = window.sceneria.viewer; const a = v.camera(); v.step(0.5); return [a.eye, v.camera().eye]; });
+  expect(still[1]).toEqual(still[0]);
   await page.keyboard.press('1');
   await expect(page.locator('#mode-orbit')).toHaveClass(/active/);
 });

@@ -114,20 +114,5 @@ TEST(Coalesce, MergesSmallGapsUpToTheCap) {
   EXPECT_EQ(reads[2].parts, (std::vector<std::size_t>{4}));
 }
 
-TEST(RangeResponse, ChecksStatusContentRangeAndExactLength) {
-  EXPECT_EQ(check_range_response(206, "bytes 100-199/5000", 100, 100, 200).verdict, RangeVerdict::ok);
-  EXPECT_EQ(check_range_response(206, "bytes 100-199/5000", 100, 100, 200).total, 5000u);
-  // Chromium's short-206: right headers, a body cut at a 4 KiB boundary.
-  EXPECT_EQ(check_range_response(206, "bytes 100-8291/9000", 3996, 100, 8292).verdict, RangeVerdict::short_body);
-  EXPECT_EQ(check_range_response(206, "bytes 0-99/5000", 100, 100, 200).verdict, RangeVerdict::wrong_range);
-  EXPECT_EQ(check_range_response(206, nullptr, 100, 100, 200).verdict, RangeVerdict::wrong_range);
-  EXPECT_EQ(check_range_response(206, "bytes 100-199/*", 100, 100, 200).verdict, RangeVerdict::ok);
-  EXPECT_EQ(check_range_response(200, nullptr, 5000, 100, 200).verdict, RangeVerdict::whole_file);
-  EXPECT_EQ(check_range_response(416, "bytes */150", 0, 100, 200).total, 150u);
-  EXPECT_EQ(check_range_response(416, "bytes */150", 0, 100, 200).verdict, RangeVerdict::not_satisfiable);
-  EXPECT_EQ(check_range_response(503, nullptr, 0, 100, 200).verdict, RangeVerdict::retry);
-  EXPECT_EQ(check_range_response(404, nullptr, 0, 100, 200).verdict, RangeVerdict::fail);
-}
-
 }  // namespace
 }  // namespace sceneria::stream

@@ -256,6 +256,11 @@ class Viewer {
   }
   val pick(int x, int y) { return object(viewer_.pick(x, y)); }
   void select(double id) { viewer_.select(id < 0 ? sceneria::scene::kNoObject : static_cast<std::uint32_t>(id)); }
+  // Hides objects [first, first + count); a negative first shows everything again.
+  void hide(double first, double count) {
+    if (first < 0 || count < 1) viewer_.hide(0, 0);
+    else viewer_.hide(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(std::min(count, 4294967295.0)));
+  }
   double findObject(const std::string& kind, double index) const {
     const auto id = viewer_.find_object(kind, static_cast<std::uint64_t>(index));
     return id == sceneria::scene::kNoObject ? -1.0 : id;
@@ -267,6 +272,8 @@ class Viewer {
   }
   void startView() { viewer_.frame_start(); }
   void setGrid(bool on) { viewer_.set_grid(on); }
+  void setLayers(bool statics, bool models) { viewer_.set_layers(statics, models); }
+  void step(double seconds) { viewer_.step(seconds); }
   bool driveFrom(double id) { return viewer_.drive_from(static_cast<std::uint32_t>(id)); }
   void setMode(const std::string& mode) {
     using sceneria::CameraMode;
@@ -363,11 +370,14 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("object", &Viewer::object)
       .function("pick", &Viewer::pick)
       .function("select", &Viewer::select)
+      .function("hide", &Viewer::hide)
       .function("findObject", &Viewer::findObject)
       .function("goTo", &Viewer::goTo)
       .function("frameAll", &Viewer::frameAll)
       .function("startView", &Viewer::startView)
       .function("setGrid", &Viewer::setGrid)
+      .function("setLayers", &Viewer::setLayers)
+      .function("step", &Viewer::step)
       .function("driveFrom", &Viewer::driveFrom)
       .function("setMode", &Viewer::setMode)
       .function("mode", &Viewer::mode)

@@ -220,13 +220,14 @@ function loadScene(scene) {
   if (error) console.error(`scene rejected: ${error}`);
 }
 
-async function open(name, request, view = null) {
+// `reloaded`: this open replaces the same scenery because the file changed on the server.
+async function open(name, request, view = null, { reloaded = false } = {}) {
   const ticket = ++latest;
   setProgress(`reading ${name}`, 0);
   const result = await request;
   if (ticket !== latest) return;  // superseded by a newer file
   setProgress(null);
-  window.sceneria.lastResult = { name, ...result, scene: undefined };
+  window.sceneria.lastResult = { name, ...result, reloaded: Boolean(result.reloaded || reloaded), scene: undefined };
   openDoc = result.doc || 0;
   streaming = null;
   $('minimap').hidden = true;
@@ -235,7 +236,7 @@ async function open(name, request, view = null) {
     showSummary(name, result.summary);
     showKinds(result.kinds);
     loadScene(result.scene);
-    if (result.reloaded) {
+    if (window.sceneria.lastResult.reloaded) {
       notice('the file changed on the server while it was open: reloaded');
       window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
     }
@@ -256,8 +257,9 @@ async function open(name, request, view = null) {
 
 // ---- streaming by URL ----
 let ticking = false;
+let streamPaused = false;  // pauseStreaming(true): the resident sections stay as they are
 async function streamTick() {
-  if (!streaming || !viewer || ticking) return;
+  if (!streaming || !viewer || ticking || streamPaused) return;
   ticking = true;
   try {
     const s = streaming;
@@ -265,16 +267,15 @@ async function streamTick() {
     const r = await parser.camera(s.doc, x, y, z);
     if (!r || streaming !== s) return;
     if (r.reload) {  // the file changed on the server: reopen it once, keeping the view
-      notice('the file changed on the server while it was open: reloaded');
-      window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
-      openUrl(s.url, { cam: currentView().cam, sel: null });
+      openUrl(s.url, { cam: currentView().cam, sel: null }, { reloaded: true });
       return;
     }
     for (const { row, col } of r.evict) viewer.dropSection(row, col);
     s.evicted = (s.evicted || 0) + r.evict.length;
+    if (r.evict.length) document.dispatchEvent(new CustomEvent('sceneria:evicted', { detail: { sections: r.evict } }));
     if (r.delta) {
       const error = viewer.addDelta(r.delta);
-      if (error) console.warn(`section rejected: ${error}`);
+      if (error) console.warn(`[sceneria] section rejected: ${error}`);
       else s.applied = (s.applied || 0) + 1;
     }
     for (const e of r.errors) {  // a clear message for that section; the rest keeps streaming
@@ -338,11 +339,13 @@ function drawMinimap(s, camX, camZ) {
   ctx.fill();
 }
 
-function openUrl(url, view) {
+// `options.fetch` tunes the Range reader ({timeoutMs, retries}; see Parser.openUrl);
+// `options.reloaded` marks a reopen of a file that changed on the server.
+function openUrl(url, view, options = {}) {
   const ticket = latest + 1;
   return open(decodeURIComponent(url.split('/').pop() || url), parser.openUrl(url, ({ phase }) => {
     if (ticket === latest) setProgress(`${phase} ${url}`, 0);
-  }), view);
+  }, options), view, { reloaded: Boolean(options.reloaded) });
 }
 
 // ---- share links: #v=1&src=<url>&cam=x,y,z,distance,yaw,pitch[&sel=kind:index] (docs/share-links.md) ----
@@ -383,8 +386,10 @@ function parseView(hash) {
     if (!['v', 'src', 'cam', 'sel'].includes(key)) problems.push(`unknown link field '${key}' ignored`);
   return { view, problems };
 }
+let pendingView = null;  // a link's view that arrived before the viewer was ready
 function applyView(view) {
-  if (!viewer) return;
+  if (!viewer) { pendingView = view; return; }
+  pendingView = null;
   if (view.cam) viewer.setOrbit(...view.cam);
   if (view.sel) inspect(view.sel.kind, view.sel.index, { highlight: true });
   updateModeButtons();
@@ -511,8 +516,12 @@ window.addEventListener('keydown', (e) => {
   else if (key === 'f' && viewer) { viewer.frameAll(); updateModeButtons(); }
 });
 
+// Freezes streaming where it is (nothing requested, applied or evicted) until called with false:
+// for looking at exactly what is resident.
+function pauseStreaming(on) { streamPaused = Boolean(on); }
+
 window.sceneria = { parser, viewer: null, lastResult: null, openFile, openUrl, recordList, screenshot, inspect,
-                    shareLink, stream: null };
+                    shareLink, pauseStreaming, stream: null };
 
 // Start: a shared link or ?src= opens that scenery; otherwise the built-in demo. A link pasted
 // into the same tab (a hash change) opens too.
@@ -539,6 +548,7 @@ startViewer($('canvas')).then((v) => {
   window.sceneria.viewer = v;
   if (pendingScene) loadScene(pendingScene);
   if (streaming) viewer.startAt(...streaming.start);
+  if (pendingView) applyView(pendingView);
   updateModeButtons();
   document.dispatchEvent(new CustomEvent('sceneria:viewer-ready'));
 }).catch((e) => {

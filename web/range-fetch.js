@@ -74,6 +74,7 @@ export class RangeFetcher {
         lastError = e;
       }
     }
+    lastError.message += ` (gave up after ${this.#retries + 1} attempts)`;
     throw lastError;
   }
 
@@ -81,16 +82,20 @@ export class RangeFetcher {
     const controller = new AbortController();
     const abort = () => controller.abort();
     outerSignal?.addEventListener('abort', abort, { once: true });
-    const timer = setTimeout(abort, this.#timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; abort(); }, this.#timeoutMs);
+    // A timeout aborts like a cancel does; only the caller's own abort is an AbortError.
+    const failed = (e) => {
+      if (outerSignal?.aborted) throw e;
+      if (timedOut) throw Object.assign(new RangeFetchError(`no answer within ${this.#timeoutMs} ms reading bytes ${begin}-${end - 1}`), { retryable: true });
+      throw Object.assign(new RangeFetchError(`network error reading bytes ${begin}-${end - 1}: ${e.message}`), { retryable: true });
+    };
     try {
       this.requests++;
       // no-store: Chromium's in-memory cache is where short-206 bodies come from.
       const response = await fetch(this.#url, {
         headers: { Range: `bytes=${begin}-${end - 1}` }, cache: 'no-store', signal: controller.signal,
-      }).catch((e) => {
-        if (outerSignal?.aborted) throw e;
-        throw Object.assign(new RangeFetchError(`network error reading bytes ${begin}-${end - 1}: ${e.message}`), { retryable: true });
-      });
+      }).catch(failed);
       this.#checkVersion(response);
       if (response.status === 200) return this.#whole(response, begin, end);
       // Error answers are small; read them so the connection is released cleanly.
@@ -104,12 +109,18 @@ export class RangeFetcher {
         throw Object.assign(new RangeFetchError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status }), { retryable: true });
       }
       if (response.status !== 206) throw new RangeFetchError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status });
-      const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('Content-Range') || '');
+      const contentRange = response.headers.get('Content-Range');
+      if (contentRange === null) {
+        await response.arrayBuffer().catch(() => {});
+        throw Object.assign(new RangeFetchError(`a 206 answer without Content-Range for bytes ${begin}-${end - 1} (is Content-Range exposed to CORS?)`), { retryable: true });
+      }
+      const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange);
       if (!match || Number(match[1]) !== begin || Number(match[2]) !== end - 1) {
-        throw Object.assign(new RangeFetchError(`Content-Range '${response.headers.get('Content-Range')}' does not match bytes ${begin}-${end - 1}`), { retryable: true });
+        await response.arrayBuffer().catch(() => {});
+        throw Object.assign(new RangeFetchError(`Content-Range '${contentRange}' does not match bytes ${begin}-${end - 1}`), { retryable: true });
       }
       if (match[3] !== '*') this.size = Number(match[3]);
-      const body = new Uint8Array(await response.arrayBuffer());
+      const body = new Uint8Array(await response.arrayBuffer().catch(failed));
       this.bytes += body.length;
       if (body.length !== end - begin) {
         throw Object.assign(new RangeFetchError(`short body: ${body.length} of ${end - begin} bytes at ${begin}`), { retryable: true });

@@ -46,10 +46,11 @@ export class Parser {
     return this.#request({ kind: 'buffer', name, buffer });
   }
   // Opens a scenery by URL: the header by HTTP Range requests, PACK sections later, as `camera`
-  // asks. Resolves like inspect(), plus `stream: {url, size, start}`.
-  openUrl(url, onProgress) {
+  // asks. Resolves like inspect(), plus `stream: {url, size, start}`. `fetch` tunes the Range
+  // reader: {timeoutMs (per request, default 20000), retries (default 3)}.
+  openUrl(url, onProgress, { fetch = {} } = {}) {
     const name = decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
-    return this.#request({ kind: 'url', url: new URL(url, location.href).href, name }, onProgress);
+    return this.#request({ kind: 'url', url: new URL(url, location.href).href, name, fetch }, onProgress);
   }
   // A camera tick for a streamed scenery: {delta (scene bytes or null), evict: [{row, col}],
   // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices, strings: [loaded,

@@ -1,7 +1,7 @@
 // The parse worker: owns one instance of the WebAssembly module (with its pthread pool) and the
 // open document. The page never parses; it posts files here and asks for pages of records.
 import createSceneria from './wasm/sceneria.js';
-import { RangeFetcher } from './range-fetch.js';
+import { RangeFetcher, RangeFetchError } from './range-fetch.js';
 
 const moduleReady = createSceneria({
   print: (text) => console.log(`[sceneria worker] ${text}`),
@@ -41,20 +41,39 @@ class FileRanges {
 // Files above this size are opened like a URL: header first, sections around the camera.
 const STREAM_FILES_ABOVE = 64 * 1024 * 1024;
 
-async function openUrl(m, request, progress) {
-  return openStream(m, new RangeFetcher(request.url), request, progress);
+// Only the numbers the page may tune; anything else keeps the reader's defaults.
+function fetchOptions(request) {
+  const out = {};
+  for (const key of ['timeoutMs', 'retries']) {
+    const v = request.fetch?.[key];
+    if (Number.isFinite(v) && v >= 0) out[key] = v;
+  }
+  return out;
 }
 
-async function openStream(m, fetcher, request, progress) {
+async function openUrl(m, request, progress) {
+  return openStream(m, new RangeFetcher(request.url, fetchOptions(request)), request, progress);
+}
+
+// The open in progress: a newer file or link aborts the reads of the one it replaces, so a
+// hanging server is not left holding requests for a scenery nobody waits for.
+let opening = null;
+function startOpening() {
+  opening?.abort();
+  opening = new AbortController();
+  return opening.signal;
+}
+
+async function openStream(m, fetcher, request, progress, signal = startOpening()) {
   let changed = false;
   fetcher.onChange = () => { changed = true; };
   // The first read learns the size; a file under 64 KiB answers 416 with it, then is read whole.
   let head;
   try {
-    head = await fetcher.read(0, 65536);
+    head = await fetcher.read(0, 65536, signal);
   } catch (e) {
     if (e.status !== 416 || !fetcher.size) throw e;
-    head = await fetcher.read(0, fetcher.size);
+    head = await fetcher.read(0, fetcher.size, signal);
   }
   const size = fetcher.size ?? head.length;
   const wasm = new m.Stream(size, request.name);
@@ -66,7 +85,7 @@ async function openStream(m, fetcher, request, progress) {
       if (!result.need) break;
       progress('reading the header of', 0);
       const [begin, end] = result.need;
-      wasm.addBytes(begin, await fetcher.read(begin, end));
+      wasm.addBytes(begin, await fetcher.read(begin, end, signal));
     }
   } catch (e) {
     wasm.delete();
@@ -75,7 +94,7 @@ async function openStream(m, fetcher, request, progress) {
   // The file changed while its header was read: start over once with fresh caches.
   if (changed && request.url && !request.reloaded) {
     wasm.delete();
-    return openStream(m, new RangeFetcher(request.url), { ...request, reloaded: true }, progress);
+    return openStream(m, new RangeFetcher(request.url, fetchOptions(request)), { ...request, reloaded: true }, progress, signal);
   }
   result.doc = ++documentId;
   result.reloaded = Boolean(request.reloaded);
@@ -227,6 +246,7 @@ async function handle(request, progress) {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {
         return openStream(m, new FileRanges(request.file), { name: request.name }, progress);
       }
+      startOpening();
       closeStream();
       const bytes = request.kind === 'demo' ? m.demoModule()
         : request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);
@@ -253,6 +273,10 @@ self.onmessage = async (event) => {
     const transfer = [result.scene?.buffer, result.delta?.buffer].filter(Boolean);
     self.postMessage({ id, ...result }, transfer);
   } catch (e) {
-    self.postMessage({ id, ok: false, error: { code: 'internal', offset: 0, message: String(e && e.message || e) } });
+    // Reading failed (HTTP, network, a superseded open): no byte offset to show, only what happened.
+    const code = e instanceof RangeFetchError ? 'fetch' : e?.name === 'AbortError' ? 'aborted' : 'internal';
+    const error = { code, message: String(e && e.message || e) };
+    if (code === 'internal') error.offset = 0;
+    self.postMessage({ id, ok: false, error });
   }
 };

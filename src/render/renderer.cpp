@@ -21,8 +21,10 @@ uniform vec3 u_fog_color;
 uniform vec2 u_fog;  // start, end (metres)
 uniform int u_mode;
 uniform uint u_highlight;
+uniform uvec2 u_hidden;  // objects [first, end) left out of the frame and of picking
 out vec4 o_color;
 vec4 shade(vec3 color, vec3 normal, float lit, float dist, uint object) {
+  if (object >= u_hidden.x && object < u_hidden.y) discard;
   if (u_mode == 1) {
     uint id = object + 1u;
     return vec4(float(id & 255u), float((id >> 8) & 255u), float((id >> 16) & 255u), float((id >> 24) & 255u)) / 255.0;
@@ -367,6 +369,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
               static_cast<float>(settings_.draw_distance));
   glUniform1i(loc(static_program_, "u_mode"), mode);
   glUniform1ui(loc(static_program_, "u_highlight"), highlight_);
+  glUniform2ui(loc(static_program_, "u_hidden"), hidden_first_, hidden_end_);
   const GLint u_offset = loc(static_program_, "u_offset"), u_lit = loc(static_program_, "u_lit");
   if (grid_ && (!scene_ || scene_->sections.empty()) && !ids) {
     const glm::vec3 offset(-camera.eye);
@@ -376,7 +379,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glDrawArrays(GL_LINES, 0, grid_count_);
     ++stats_.draw_calls;
   }
-  if (scene_) {
+  if (scene_ && draw_static_) {
     for (std::uint32_t s : plan_.sections) {
       const glm::vec3 offset(scene_->sections[s].origin - camera.eye);
       glUniform3fv(u_offset, 1, glm::value_ptr(offset));
@@ -389,7 +392,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     }
   }
   // One instanced draw per mesh with visible instances.
-  if (scene_ && !plan_.instances.empty()) {
+  if (scene_ && draw_models_ && !plan_.instances.empty()) {
     glUseProgram(instanced_program_);
     glUniformMatrix4fv(loc(instanced_program_, "u_view_projection"), 1, GL_FALSE, glm::value_ptr(camera.view_projection));
     glUniform3fv(loc(instanced_program_, "u_light_dir"), 1, glm::value_ptr(kLightDir));
@@ -398,6 +401,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
                 static_cast<float>(settings_.draw_distance));
     glUniform1i(loc(instanced_program_, "u_mode"), mode);
     glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
+    glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
     const GLint u_color = loc(instanced_program_, "u_color");
     glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
     for (std::size_t m = 0; m < meshes_.size(); ++m) {

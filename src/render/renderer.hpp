@@ -3,6 +3,7 @@
 // sky, static section batches (terrain, shapes, track ribbons, wires), and every mesh's visible
 // instances in one instanced draw. Everything is camera-relative (see camera.hpp). The GL context
 // belongs to the platform layer (src/platform/).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,7 +40,20 @@ class Renderer {
   // meshes may have been appended. Uploads only what changed.
   void update_section(std::size_t index);
   void set_highlight(std::uint32_t object) { highlight_ = object; }
+  // Leaves objects [first, first + count) out (count 0: none): "hide this", and how tests prove
+  // an object is what covers its pixels.
+  void set_hidden(std::uint32_t first, std::uint32_t count) {
+    hidden_first_ = first;
+    hidden_end_ = count ? first + std::min(count, scene::kNoObject - first) : first;
+  }
   void set_grid(bool on) { grid_ = on; }
+  // Layers the user (and the tests, which compare frames with and without one) can switch off:
+  // static section geometry (terrain, shapes, tracks, wires) and model instances. A hidden layer
+  // is not pickable either.
+  void set_layers(bool statics, bool models) {
+    draw_static_ = statics;
+    draw_models_ = models;
+  }
   PlanSettings& settings() { return settings_; }
 
   void draw_frame(const CameraMatrices& camera, int width, int height);
@@ -81,7 +95,9 @@ class Renderer {
   FramePlan plan_;
   PlanSettings settings_;
   std::uint32_t highlight_ = scene::kNoObject;
+  std::uint32_t hidden_first_ = 0, hidden_end_ = 0;
   bool grid_ = true;
+  bool draw_static_ = true, draw_models_ = true;
   std::uint64_t scene_bytes_ = 0;
   FrameStats stats_;
 };

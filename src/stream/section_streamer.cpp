@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace sceneria::stream {
@@ -171,51 +170,6 @@ std::vector<MergedRead> coalesce(const std::vector<Span>& spans, std::uint64_t m
     }
     out.push_back({s, {i}});
   }
-  return out;
-}
-
-RangeCheck check_range_response(int status, const char* content_range, std::uint64_t body_length,
-                                std::uint64_t begin, std::uint64_t end) {
-  RangeCheck out;
-  const std::uint64_t wanted = end - begin;
-  if (status == 200) {
-    out.total = body_length;
-    out.verdict = body_length >= end ? RangeVerdict::whole_file : RangeVerdict::short_body;
-    return out;
-  }
-  if (status == 416) {
-    unsigned long long total = 0;
-    if (content_range && std::sscanf(content_range, "bytes */%llu", &total) == 1) out.total = total;
-    out.verdict = RangeVerdict::not_satisfiable;
-    return out;
-  }
-  if (status == 408 || status == 429 || status >= 500) {
-    out.verdict = RangeVerdict::retry;
-    return out;
-  }
-  if (status != 206) {
-    out.verdict = RangeVerdict::fail;
-    return out;
-  }
-  unsigned long long first = 0, last = 0, total = 0;
-  char star = 0;
-  if (!content_range) {
-    out.verdict = RangeVerdict::wrong_range;
-    return out;
-  }
-  if (std::sscanf(content_range, "bytes %llu-%llu/%llu", &first, &last, &total) == 3) {
-    out.total = total;
-  } else if (std::sscanf(content_range, "bytes %llu-%llu/%c", &first, &last, &star) == 3 && star == '*') {
-    out.total = 0;  // unknown length
-  } else {
-    out.verdict = RangeVerdict::wrong_range;
-    return out;
-  }
-  if (first != begin || last + 1 != end) {
-    out.verdict = RangeVerdict::wrong_range;
-    return out;
-  }
-  out.verdict = body_length == wanted ? RangeVerdict::ok : RangeVerdict::short_body;
   return out;
 }
 

@@ -91,15 +91,4 @@ struct MergedRead {
 std::vector<MergedRead> coalesce(const std::vector<Span>& spans, std::uint64_t max_gap = 64 * 1024,
                                  std::uint64_t max_read = 8 * 1024 * 1024);
 
-// HTTP Range responses, checked the way PMTiles does (web-platform notes §3): a 206 must carry a
-// Content-Range that matches the request and a body of exactly that length (Chromium can deliver a
-// short body under a full Content-Length); a 200 is the whole file (server ignores Range).
-enum class RangeVerdict : std::uint8_t { ok, whole_file, short_body, wrong_range, retry, not_satisfiable, fail };
-struct RangeCheck {
-  RangeVerdict verdict = RangeVerdict::fail;
-  std::uint64_t total = 0;  // the file size when the response says it
-};
-RangeCheck check_range_response(int status, const char* content_range, std::uint64_t body_length,
-                                std::uint64_t request_begin, std::uint64_t request_end);
-
 }  // namespace sceneria::stream

@@ -32,9 +32,13 @@ std::optional<std::uint64_t> record_count(const Chunk& chunk) {
 
 std::uint64_t pack_model_count(const Module& module) {
   const PackChunk* pack = module.pack();
-  if (!pack || !pack->decoded) return 0;
   std::uint64_t n = 0;
-  for (const PackSection& s : pack->sections) n += s.model_count();
+  if (pack && pack->decoded) {
+    for (const PackSection& s : pack->sections) n += s.model_count();
+  } else if (const auto* pidx = module.pidx()) {
+    // Sections not decoded (a streamed header): the index's claims, which decoding checks later.
+    for (const PidxEntry& e : *pidx) n += e.model_count;
+  }
   return n;
 }
 

@@ -70,6 +70,7 @@ bool WebViewer::load_scene(std::span<const std::uint8_t> bytes, std::string& err
     return false;
   }
   renderer_.set_scene(nullptr);
+  renderer_.set_hidden(0, 0);  // object ids belong to the scene they came with
   scene_ = std::make_unique<scene::Scene>(std::move(scene).value());
   objects_by_kind_.assign(scene_->kinds.size(), {});
   for (std::uint32_t id = 0; id < scene_->objects.size(); ++id) {
@@ -126,6 +127,7 @@ void WebViewer::frame_start() {
 
 void WebViewer::clear_scene() {
   renderer_.set_scene(nullptr);
+  renderer_.set_hidden(0, 0);
   scene_.reset();
   objects_by_kind_.clear();
 }
@@ -200,12 +202,7 @@ void WebViewer::handle_events() {
   }
 }
 
-void WebViewer::frame() {
-  if (!window_) return;
-  const double now = emscripten_get_now();
-  const double dt = std::clamp((now - last_time_) / 1000.0, 0.0, 0.25);
-  last_time_ = now;
-  handle_events();
+MoveInput WebViewer::held_keys() const {
   const Uint8* keys = SDL_GetKeyboardState(nullptr);
   MoveInput in;
   in.forward = keys[SDL_SCANCODE_W] || keys[SDL_SCANCODE_UP];
@@ -215,7 +212,16 @@ void WebViewer::frame() {
   in.up = keys[SDL_SCANCODE_E];
   in.down = keys[SDL_SCANCODE_Q];
   in.fast = keys[SDL_SCANCODE_LSHIFT] || keys[SDL_SCANCODE_RSHIFT];
-  rig_.update(dt, in);
+  return in;
+}
+
+void WebViewer::frame() {
+  if (!window_) return;
+  const double now = emscripten_get_now();
+  const double dt = std::clamp((now - last_time_) / 1000.0, 0.0, 0.25);
+  last_time_ = now;
+  handle_events();
+  rig_.update(dt, held_keys());
   sync_canvas_size();
   // Fog and drawing distance follow the zoom: a wide view sees far, a close one stays sharp.
   renderer_.settings().draw_distance =

@@ -43,7 +43,11 @@ class WebViewer {
   // Starts the camera at a world point (the stream's start: the first track).
   void start_at(const glm::dvec3& point) { rig_.look_at(point, 350.0); }
   void frame_start();
-  void set_grid(bool on) { renderer_.set_grid(on); }  // the start view: framing the content, or the line's start for big sceneries
+  void set_grid(bool on) { renderer_.set_grid(on); }
+  void set_layers(bool statics, bool models) { renderer_.set_layers(statics, models); }
+  // Advances the camera by `seconds` with the keys held now, without drawing: deterministic
+  // movement for tests and scripted flights (the render loop moves by real elapsed time).
+  void step(double seconds) { rig_.update(seconds, held_keys()); }  // the start view: framing the content, or the line's start for big sceneries
   void set_distances(double draw, double models) {
     draw_distance_ = draw;
     renderer_.settings().model_distance = models;
@@ -52,6 +56,7 @@ class WebViewer {
   // The object under a canvas pixel, or scene::kNoObject; highlights it.
   std::uint32_t pick(int x, int y);
   void select(std::uint32_t object);
+  void hide(std::uint32_t first, std::uint32_t count) { renderer_.set_hidden(first, count); }
   // The object for a (kind, index) of the document, or kNoObject.
   std::uint32_t find_object(const std::string& kind, std::uint64_t index) const;
   void go_to(std::uint32_t object);
@@ -68,6 +73,7 @@ class WebViewer {
 
  private:
   void handle_events();
+  MoveInput held_keys() const;
   void sync_canvas_size();
 
   SDL_Window* window_ = nullptr;

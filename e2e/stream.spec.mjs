@@ -372,6 +372,6 @@ test.describe('servers that fail', () => {
     await waitStreamed(page, 5);
     await expectStreamedModelOnScreen(page);
     // The hanging read was given up by the page, not left open.
-    await expect.poll(async () => (await serverStats()).hang.inFlight).toBe(0);
+    await expect.poll(async () => (await serverStats()).hang.inFlight, { timeout: 5000 }).toBe(0);
   });
 });

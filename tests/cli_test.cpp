@@ -1,6 +1,10 @@
 // The native CLI's commands, run in-process.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -66,6 +70,155 @@ TEST(Cli, ErrorsAndUsage) {
   auto help = run({"--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("info"), std::string::npos);
+}
+
+// A scratch directory per test, removed afterwards (ctest runs tests as separate processes).
+struct Scratch {
+  std::filesystem::path dir;
+  Scratch() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = std::filesystem::path(::testing::TempDir()) / (std::string("sceneria_cli_") + info->name());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+  std::string path(const char* name) const { return (dir / name).string(); }
+};
+
+void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::filesystem::path eu7(const char* rel) { return test::samples_dir() / "maszyna/eu7" / rel; }
+
+TEST(Cli, ValidatePassesACleanSampleAndReportsCorruptionWithItsOffset) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto clean = run({"validate", eu7("wrapinc_linia053.v9-pack6.eu7").string()});
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+  EXPECT_NE(clean.out.find(": ok (EU7B v9, 7 chunks, 77 PACK models)"), std::string::npos) << clean.out;
+
+  Scratch tmp;
+  auto bytes = test::read_file(eu7("TD.v6.eu7"));
+  // The first INCL record's source path (file offset 3428 = 0xd64) pointed past STRS: the file
+  // still decodes, and validate names the field and where it is.
+  auto bad_id = bytes;
+  const std::uint32_t id = 0xABCDEF;
+  std::memcpy(bad_id.data() + 3428, &id, 4);
+  write_file(tmp.path("bad_id.eu7"), bad_id);
+  auto r = run({"validate", tmp.path("bad_id.eu7")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find(": 0xd64: source_path 11259375 is outside STRS (305 strings)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": 1 problem\n"), std::string::npos) << r.out;
+
+  // Cut inside TRAK (0x24ea, 11043 bytes): a decode error with the chunk's offset.
+  write_file(tmp.path("cut.eu7"), {bytes.begin(), bytes.begin() + 12000});
+  r = run({"validate", tmp.path("cut.eu7")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("truncated at 0x24ea: chunk TRAK at 0x24ea claims 11043 bytes but only 2550 remain"),
+            std::string::npos) << r.err;
+}
+
+TEST(Cli, DumpCountsAgreeWithTheReferenceDecode) {
+  SCENERIA_REQUIRE_SAMPLES();
+  Scratch tmp;
+  for (const char* rel : {"TD.v6.eu7", "wrapinc_linia053.v9-pack6.eu7"}) {
+    SCOPED_TRACE(rel);
+    const auto ref = test::read_reference_decode(eu7(rel));
+    auto r = run({"dump", eu7(rel).string(), "-o", tmp.path("m.json")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream in(tmp.path("m.json"));
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["version"], ref.number("version"));
+    EXPECT_EQ(j["strings"].size(), ref.number("strings"));
+    std::map<std::string, std::size_t> records;
+    std::size_t sections = 0, models = 0;
+    for (const auto& c : j["chunks"]) {
+      if (c.contains("records")) records[c["id"]] = c["records"].size();
+      if (c.contains("sections"))
+        for (const auto& s : c["sections"]) {
+          ++sections;
+          models += s["solo"].size() + s["inst"].size();
+        }
+    }
+    EXPECT_EQ(records["INCL"], ref.number("includes"));
+    EXPECT_EQ(records["TRAK"], ref.number("tracks"));
+    EXPECT_EQ(records["MESH"], ref.number("shapes"));
+    EXPECT_EQ(records["TRAC"], ref.number("traction"));
+    EXPECT_EQ(records["DYNM"], ref.number("dynamics"));
+    EXPECT_EQ(records["EVNT"], ref.number("events"));
+    EXPECT_EQ(records["PIDX"], ref.number("pidx_entries"));
+    EXPECT_EQ(records["PROT"], ref.number("prototypes"));
+    EXPECT_EQ(sections, ref.number("pidx_entries"));
+    EXPECT_EQ(models, std::string(rel) == "TD.v6.eu7" ? 0u : 77u);
+  }
+  // Without -o the JSON goes to standard output.
+  auto r = run({"dump", eu7("tree_inc.v6.eu7").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // 68 bytes: the 8-byte header and five empty chunks of 12 bytes.
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> ids;
+  for (const auto& c : j["chunks"]) ids.push_back(c["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"STRS", "INCL", "PLAC", "TRAK", "MESH"}));
+}
+
+TEST(Cli, ConvertWritesTheReferenceBytes) {
+  SCENERIA_REQUIRE_SAMPLES();
+  Scratch tmp;
+  const std::string out = tmp.path("out.eu7");
+  auto r = run({"convert", eu7("historic/wrapinc_linia053.v7-flat.eu7").string(), out, "--version", "8",
+                "--pack-format", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, out + ": EU7B v8, 7780 bytes\n");
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("historic/wrapinc_linia053.v8-pack5.eu7")));
+
+  r = run({"convert", eu7("TD.v6.eu7").string(), out, "--version", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("historic/TD.v7.eu7")));
+
+  // Explicit flags naming the source's own version and format: the same file.
+  r = run({"convert", eu7("wrapinc_linia053.v9-pack6.eu7").string(), out, "--version", "9", "--pack-format", "6"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("wrapinc_linia053.v9-pack6.eu7")));
+
+  // Through JSON and back.
+  r = run({"convert", eu7("historic/wrapinc_linia053.v7-pack3.eu7").string(), tmp.path("m.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run({"convert", tmp.path("m.json"), out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("historic/wrapinc_linia053.v7-pack3.eu7")));
+}
+
+TEST(Cli, LossyAndPackFormatOptions) {
+  SCENERIA_REQUIRE_SAMPLES();
+  Scratch tmp;
+  const std::string out = tmp.path("out.eu7");
+  const std::string flat = eu7("historic/wrapinc_linia053.v7-flat.eu7").string();
+  // Format 6 cannot hold two solo skins: refused, and no file is written...
+  auto r = run({"convert", flat, out, "--version", "9", "--pack-format", "6"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("texture 'bud/#ZabrzegStacja.tga' of a solo model (UTEX filters it) cannot be stored in "
+                       "format 6"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // ...unless --lossy: each loss is a warning and the bytes are the reference writer's.
+  r = run({"convert", flat, out, "--version", "9", "--pack-format", "6", "--lossy"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "warning: section (250, 249): texture 'bud/#ZabrzegStacja.tga' of a solo model (UTEX filters it) dropped\n"
+            "warning: section (267, 250): texture 'pm/#red.tga' of a solo model (UTEX filters it) dropped\n");
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("wrapinc_linia053.v9-pack6.eu7")));
+
+  // --pack-format alone keeps the version; a format the version cannot hold, or no format, is an error.
+  r = run({"convert", flat, out, "--pack-format", "4"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("historic/wrapinc_linia053.v7-pack4.eu7")));
+  r = run({"convert", flat, out, "--pack-format", "5"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("section format 5 needs prototypes (PROT), which exist from version 8"), std::string::npos)
+      << r.err;
+  r = run({"convert", flat, out, "--pack-format", "7"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--pack-format must be flat, 1, 2, 3, 4, 5 or 6"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -107,7 +107,10 @@ TEST(Eu7bConformance, CountsEqualTheReferenceDecodes) {
     }
     EXPECT_TRUE(m.problems.empty()) << m.problems.front().message;
   }
-  EXPECT_GT(compared, 200);
+  // Every decode by the engine reader (14 files) states all 19 keys; TD.v9-root.eu7's decode
+  // comes from the writer library's reader, which does not print terrain_shapes, models(MODL),
+  // prototypes and pack_models_decoded_total (15 keys).
+  EXPECT_EQ(compared, 14 * 19 + 15);
 }
 
 TEST(Eu7bConformance, EveryPackModelAndPrototypeMatchesTheReference) {

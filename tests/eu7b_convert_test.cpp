@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <tuple>
 
@@ -137,6 +138,192 @@ TEST(Eu7bConvert, UnrepresentableTargetsAreClearErrors) {
   EXPECT_NE(v7_inst.error().message.find("needs prototypes (PROT), which exist from version 8"), std::string::npos);
 }
 
+// The source's own version and section format, given explicitly: the reference's bytes back.
+// Formats 5 and 6 number prototypes by first occurrence in the writer's input order, which the
+// written (sorted) sections no longer show; the source's PROT must be kept, not renumbered.
+TEST(Eu7bConvert, ExplicitSameFormatReencodingIsTheIdentityForEverySample) {
+  SCENERIA_REQUIRE_SAMPLES();
+  std::set<std::string> formats;
+  std::size_t files = 0;
+  for (const auto& path : test::eu7_samples()) {
+    SCOPED_TRACE(path.string());
+    const auto bytes = test::read_file(path);
+    const Module source = decode(bytes);
+    const PackChunk* pack = source.pack();
+    const SectionFormat f = pack && !pack->sections.empty() ? pack->sections.front().format
+                                                            : default_section_format(source.version());
+    if (pack && !pack->sections.empty()) formats.insert(std::string(section_format_name(f)));
+    auto converted = convert_module(source, {.version = source.version(), .pack_format = f, .keep_pack_format = false});
+    ASSERT_TRUE(converted.ok()) << converted.error().describe();
+    EXPECT_TRUE(encode(*converted) == bytes);
+    ++files;
+  }
+  EXPECT_EQ(files, 15u);
+  EXPECT_EQ(formats, (std::set<std::string>{"flat", "2", "3", "4", "5", "6"}));
+}
+
+// Format 5 keeps every skin, so it holds all that format 6 needs: v8/5 -> v9/6 is the v9 file.
+TEST(Eu7bConvert, Format5BecomesTheReferenceFormat6File) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto dir = test::samples_dir() / "maszyna/eu7";
+  auto out = convert_bytes(test::read_file(dir / "historic/wrapinc_linia053.v8-pack5.eu7"), 9, SectionFormat::v13,
+                           /*lossy=*/true);
+  ASSERT_TRUE(out.ok()) << out.error().describe();
+  EXPECT_TRUE(*out == test::read_file(dir / "wrapinc_linia053.v9-pack6.eu7"));
+}
+
+// A module without models at version 7-9 is a root with an empty PIDX, (v8+) 0-byte PROT and
+// empty PACK between the geometry and TRAC; at version 6 those go again.
+TEST(Eu7bConvert, TdBecomesEachHistoricRootByteForByte) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto dir = test::samples_dir() / "maszyna/eu7";
+  const std::tuple<const char*, std::uint32_t, const char*> cases[] = {
+      {"TD.v6.eu7", 7, "historic/TD.v7.eu7"},      {"TD.v6.eu7", 8, "historic/TD.v8.eu7"},
+      {"TD.v6.eu7", 9, "TD.v9-root.eu7"},          {"TD.v9-root.eu7", 6, "TD.v6.eu7"},
+      {"historic/TD.v8.eu7", 7, "historic/TD.v7.eu7"}, {"historic/TD.v7.eu7", 9, "TD.v9-root.eu7"}};
+  for (const auto& [from, version, expected] : cases) {
+    SCOPED_TRACE(std::string(from) + " -> v" + std::to_string(version));
+    auto converted = convert_module(decode(test::read_file(dir / from)), {.version = version});
+    ASSERT_TRUE(converted.ok()) << converted.error().describe();
+    EXPECT_TRUE(encode(*converted) == test::read_file(dir / expected));
+  }
+}
+
+// Versions 4 and 5 end an INCL record after its parameters (no site transform); the other chunks
+// do not change.
+TEST(Eu7bConvert, Versions4And5StoreIncludesWithoutSiteTransform) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto td6 = test::read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7");
+  const Module source = decode(td6);
+  for (const std::uint32_t version : {4u, 5u}) {
+    SCOPED_TRACE(version);
+    auto converted = convert_module(source, {.version = version});
+    ASSERT_TRUE(converted.ok()) << converted.error().describe();
+    const auto bytes = encode(*converted);
+    // TD's 118 includes all have an identity site transform: 15 bytes each (u8 0 origins, u8 0
+    // scales, 12-byte rotation, u8 group depth) disappear, and only from INCL (file offset 3412
+    // in TD.v6, 6038 bytes; TRAK follows at 9450).
+    ASSERT_EQ(bytes.size(), td6.size() - 118u * 15u);
+    EXPECT_EQ(bytes[4], version);
+    EXPECT_TRUE(std::equal(td6.begin() + 8, td6.begin() + 3412 + 4, bytes.begin() + 8));  // STRS, "INCL"
+    auto u32_at = [](const std::vector<std::uint8_t>& b, std::size_t at) {
+      std::uint32_t v = 0;
+      std::memcpy(&v, b.data() + at, 4);
+      return v;
+    };
+    EXPECT_EQ(u32_at(bytes, 3412 + 4), 6038u - 118u * 15u);
+    EXPECT_EQ(u32_at(bytes, 3412 + 8), 118u);
+    // Record by record: u32 line, sid source, sid binary, u32 n + n sids, then (v6 only) 15 bytes.
+    std::size_t at6 = 3412 + 12, at5 = 3412 + 12;
+    for (int i = 0; i < 118; ++i) {
+      const std::size_t head = 16 + 4 * std::size_t{u32_at(td6, at6 + 12)};
+      ASSERT_TRUE(std::equal(td6.begin() + at6, td6.begin() + at6 + head, bytes.begin() + at5)) << "include " << i;
+      const std::vector<std::uint8_t> identity(15, 0);
+      ASSERT_TRUE(std::equal(identity.begin(), identity.end(), td6.begin() + at6 + head)) << "include " << i;
+      at6 += head + 15;
+      at5 += head;
+    }
+    EXPECT_EQ(at6, 9450u);
+    EXPECT_TRUE(std::equal(td6.begin() + 9450, td6.end(), bytes.begin() + at5));  // TRAK onwards
+    // Read back at version 4/5 and up again: the v6 file.
+    auto up = convert_module(decode(bytes), {.version = 6});
+    ASSERT_TRUE(up.ok()) << up.error().describe();
+    EXPECT_TRUE(encode(*up) == td6);
+  }
+  // A site transform that is not the identity cannot be stored: an error, or with allow_lossy a
+  // listed loss.
+  Module placed = source;
+  auto* incl = placed.first<std::vector<Include>>();
+  (*incl)[3].site.origins.push_back({100, 0, -50});
+  (*incl)[7].site.group_depth = 1;
+  auto strict = convert_module(placed, {.version = 5});
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.error().message.find("2 of 118 includes have one"), std::string::npos) << strict.error().message;
+  std::vector<std::string> losses;
+  auto lossy = convert_module(placed, {.version = 5, .allow_lossy = true, .losses = &losses});
+  ASSERT_TRUE(lossy.ok()) << lossy.error().describe();
+  ASSERT_EQ(losses.size(), 1u);
+  EXPECT_NE(losses[0].find("2 of 118 includes"), std::string::npos);
+  EXPECT_TRUE(encode(*lossy) == encode(*convert_module(source, {.version = 5})));
+}
+
+// Format 1 ("v8", never written by the reference): u8 1, u32 solo, u32 inst, solo MODL records,
+// then inst records; recognised only when PROT is not empty (notes §6.1).
+TEST(Eu7bConvert, SectionFormat1EncodesDecodesAndConverts) {
+  // 3 lamps first (lights: solo), then 5 copies of one bench (inst), in one section.
+  Module m;
+  m.container.version = 7;
+  for (const char* s : {"lampa.t3d", "lawka.t3d", "lawka.dds", "lawka_3"}) m.strings.push_back(s);
+  m.chunks.push_back(Chunk{chunk::STRS, 0, StringsChunk{0, 4}, {}, false});
+  PackSection flat;
+  for (int i = 0; i < 8; ++i) {
+    Model mo;
+    mo.transition = 1;
+    mo.location = {10.0f + i, 0.5f, 20.0f};
+    mo.scale = {1, 1, 1};
+    if (i < 3) {
+      mo.model_file = 0;
+      mo.lights = {static_cast<std::uint32_t>(flat.solo.light_states.size()), 1};
+      flat.solo.light_states.push_back(1.0f);
+    } else {
+      mo.model_file = 1;
+      mo.texture = 2;
+      if (i == 5) {
+        mo.node.flags = node_flag::name;
+        mo.node.name = 3;
+      }
+    }
+    flat.solo.models.push_back(mo);
+  }
+  flat.solo_count = 8;
+  m.chunks.push_back(Chunk{chunk::PIDX, 0, std::vector<PidxEntry>{{250, 250, 8, 0}}, {}, false});
+  PackChunk pack;
+  pack.loaded = pack.decoded = true;
+  pack.sections.push_back(flat);
+  m.chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
+  const auto flat_bytes = encode(m);
+
+  auto v8 = convert_module(decode(flat_bytes),
+                           {.version = 8, .pack_format = SectionFormat::v8, .keep_pack_format = false});
+  ASSERT_TRUE(v8.ok()) << v8.error().describe();
+  const auto bytes = encode(*v8);
+  const Module back = decode(bytes);
+  ASSERT_EQ(back.prototypes()->prototypes.size(), 1u);
+  const PackSection& s = back.pack()->sections.front();
+  EXPECT_EQ(s.format, SectionFormat::v8);
+  EXPECT_EQ(s.solo.models.size(), 3u);
+  ASSERT_EQ(s.inst.size(), 5u);
+  EXPECT_EQ(s.inst[2].name, 3u);
+  EXPECT_TRUE(s.chunks.empty() && s.meshes.empty() && s.textures.empty());
+  // The section's bytes: 9-byte header, 3 MODL records of 59 bytes (flags-0 node, 2 + 36 + 8,
+  // one light: 4 + 4, no colours: 4), then 5 inst records of 44 bytes, nothing else.
+  const std::vector<std::uint8_t> section = encode_section(s);
+  ASSERT_EQ(section.size(), 9u + 3u * 59u + 5u * 44u);
+  EXPECT_EQ(section[0], 1);
+  EXPECT_EQ(section[1], 3);  // u32 solo
+  EXPECT_EQ(section[5], 5);  // u32 inst
+  std::uint32_t proto = 99;
+  std::memcpy(&proto, section.data() + 9 + 3 * 59, 4);
+  EXPECT_EQ(proto, 0u);
+  // Same-format re-encoding is the identity, and flat again gives the flat bytes back (the
+  // solo records came first in the source, so the order survives).
+  auto again = convert_module(back, {.version = 8, .pack_format = SectionFormat::v8, .keep_pack_format = false});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(encode(*again) == bytes);
+  auto to_flat = convert_module(back, {.version = 7, .pack_format = SectionFormat::flat, .keep_pack_format = false});
+  ASSERT_TRUE(to_flat.ok());
+  EXPECT_TRUE(encode(*to_flat) == flat_bytes);
+  // Without a repeated placement PROT would be empty and the reader would take the byte 1 for a
+  // flat section's first flags byte: refused.
+  auto lone = decode(flat_bytes);
+  std::get<PackChunk>(lone.chunks[2].data).sections.front().solo.models.resize(4);
+  std::get<PackChunk>(lone.chunks[2].data).sections.front().solo_count = 4;
+  std::get<std::vector<PidxEntry>>(lone.chunks[1].data).front().model_count = 4;
+  auto refused = convert_module(lone, {.version = 8, .pack_format = SectionFormat::v8, .keep_pack_format = false});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("non-empty PROT"), std::string::npos) << refused.error().message;
+}
+
 TEST(Eu7bGenerator, DeterministicRealisticAndComplete) {
   GeneratorOptions o;
   o.models = 7000;
@@ -186,22 +373,31 @@ TEST(Eu7bGenerator, EveryVersionAndFormat) {
   }
 }
 
-TEST(Eu7bJson, EverySampleAndAGeneratedModuleRoundTripThroughJson) {
-  std::vector<std::vector<std::uint8_t>> files;
-  if (test::samples_available())
-    for (const auto& path : test::eu7_samples()) files.push_back(test::read_file(path));
-  files.push_back(encode(*generate_module({.models = 3000, .seed = 9})));
-  files.push_back(encode(*generate_module({.models = 500, .seed = 9, .version = 7, .pack_format = SectionFormat::flat,
-                                           .keep_default_format = false})));
-  for (const auto& bytes : files) {
-    auto j = module_to_json(decode(bytes));
-    ASSERT_TRUE(j.ok()) << j.error().describe();
-    const std::string text = j->dump();
-    auto parsed = nlohmann::json::parse(text);
-    auto m = module_from_json(parsed);
-    ASSERT_TRUE(m.ok()) << m.error().describe();
-    EXPECT_TRUE(encode(*m) == bytes);
+void expect_json_round_trip(const std::vector<std::uint8_t>& bytes) {
+  auto j = module_to_json(decode(bytes));
+  ASSERT_TRUE(j.ok()) << j.error().describe();
+  const std::string text = j->dump();
+  auto parsed = nlohmann::json::parse(text);
+  auto m = module_from_json(parsed);
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  EXPECT_TRUE(encode(*m) == bytes);
+}
+
+TEST(Eu7bJson, EverySampleRoundTripsThroughJson) {
+  SCENERIA_REQUIRE_SAMPLES();
+  std::size_t files = 0;
+  for (const auto& path : test::eu7_samples()) {
+    SCOPED_TRACE(path.string());
+    expect_json_round_trip(test::read_file(path));
+    ++files;
   }
+  EXPECT_EQ(files, 15u);
+}
+
+TEST(Eu7bJson, GeneratedModulesRoundTripThroughJson) {
+  expect_json_round_trip(encode(*generate_module({.models = 3000, .seed = 9})));
+  expect_json_round_trip(encode(*generate_module({.models = 500, .seed = 9, .version = 7,
+                                                  .pack_format = SectionFormat::flat, .keep_default_format = false})));
 }
 
 TEST(Eu7bJson, StringsKeepTheirBytes) {

@@ -1,9 +1,11 @@
 #pragma once
 // Access to ../shared/samples, read in place (never copied into the repository).
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sceneria::test {
@@ -33,11 +35,20 @@ ReferenceDecode read_reference_decode(const std::filesystem::path& eu7_path);
 
 }  // namespace sceneria::test
 
-// Skips when the samples are absent (a clone without ../shared); CI sets CI=true and fails instead.
-#define SCENERIA_REQUIRE_SAMPLES()                                                       \
-  do {                                                                                   \
-    if (!::sceneria::test::samples_available()) {                                        \
-      if (std::getenv("CI")) FAIL() << "samples missing at " << ::sceneria::test::samples_dir(); \
-      GTEST_SKIP() << "samples not found at " << ::sceneria::test::samples_dir();        \
-    }                                                                                    \
+namespace sceneria::test {
+// CI=true (what CI services set) and nothing else: CI=false or CI=0 is a local run.
+inline bool running_under_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string_view(ci) == "true";
+}
+}  // namespace sceneria::test
+
+// Skips when the samples are absent (a clone without ../shared); under CI=true it fails instead.
+#define SCENERIA_REQUIRE_SAMPLES()                                                                     \
+  do {                                                                                                 \
+    if (!::sceneria::test::samples_available()) {                                                      \
+      if (::sceneria::test::running_under_ci())                                                        \
+        FAIL() << "samples missing at " << ::sceneria::test::samples_dir();                            \
+      GTEST_SKIP() << "samples not found at " << ::sceneria::test::samples_dir();                      \
+    }                                                                                                  \
   } while (0)

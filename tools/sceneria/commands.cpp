@@ -202,7 +202,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   convert_cmd->add_option("input", path, "input .eu7 or .json")->required();
   convert_cmd->add_option("output", out_path, "output .eu7 or .json")->required();
   convert_cmd->add_option("--version", version, "file version (4-9; PACK needs 7-9)")->check(CLI::Range(4, 9));
-  convert_cmd->add_option("--pack-format", pack_format, "PACK section format: flat, 2, 3, 4, 5 or 6");
+  convert_cmd->add_option("--pack-format", pack_format, "PACK section format: flat, 1, 2, 3, 4, 5 or 6");
   bool lossy = false;
   convert_cmd->add_flag("--lossy", lossy, "drop what format 6 cannot hold, as the reference writer does (each loss is listed)");
 

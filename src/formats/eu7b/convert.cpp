@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -55,6 +56,7 @@ struct Placement {
   Sid file = kNoString, texture = kNoString;
   std::vector<float> lights;
   std::vector<std::uint32_t> colors;
+  std::int32_t proto = -1;  // the source's prototype for an inst record, -1 for a solo record
 };
 
 struct SectionSource {
@@ -89,6 +91,7 @@ Result<std::vector<SectionSource>> gather(const Module& m) {
         else p.node.flags &= static_cast<std::uint8_t>(~node_flag::name);
         p.lights = slice(prot->light_states, pr.lights);
         p.colors = slice(prot->light_colors, pr.colors);
+        p.proto = x.proto;
       }
       p.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
       p.node.transform = kNoTransform;
@@ -104,6 +107,11 @@ Result<std::vector<SectionSource>> gather(const Module& m) {
     out.push_back(std::move(src));
   }
   return out;
+}
+
+bool is_identity(const TransformContext& t) {
+  return t.origins.empty() && t.scales.empty() && t.rotation.x == 0 && t.rotation.y == 0 && t.rotation.z == 0 &&
+         t.group_depth == 0;
 }
 
 // Prototype key (notes §6.4).
@@ -158,6 +166,16 @@ Model to_model(const Placement& p, ModelList& pools) {
   return mo;
 }
 
+// Version 9 extras, as the writer derives them (notes §7); resolved_texture stays as it is (it
+// depends on the baking machine's disk).
+void derive_v9_extras(Prototype& pr) {
+  const bool full_load = pr.lights.count > 0 || pr.colors.count > 0 || pr.transition == 0;
+  pr.pack_flags = full_load ? 1 : (pr.terrain ? 0 : 2);
+  pr.textures_alpha = 0;
+  pr.baked_range_min = std::sqrt(std::max(0.0f, pr.node.range_sq_min));
+  pr.baked_range_max = std::isinf(pr.node.range_sq_max) ? -1.0f : std::sqrt(pr.node.range_sq_max);
+}
+
 Prototype to_prototype(const Placement& p, PrototypeList& pools) {
   Prototype pr;
   pr.node = p.node;
@@ -167,12 +185,18 @@ Prototype to_prototype(const Placement& p, PrototypeList& pools) {
   pr.texture = p.texture;
   pr.lights = append(pools.light_states, p.lights);
   pr.colors = append(pools.light_colors, p.colors);
-  // Version 9 extras, as the writer derives them (notes §7).
-  const bool full_load = !p.lights.empty() || !p.colors.empty() || p.transition == 0;
-  pr.pack_flags = full_load ? 1 : (p.terrain ? 0 : 2);
-  pr.baked_range_min = std::sqrt(std::max(0.0f, p.node.range_sq_min));
-  pr.baked_range_max = std::isinf(p.node.range_sq_max) ? -1.0f : std::sqrt(p.node.range_sq_max);
+  derive_v9_extras(pr);
   return pr;
+}
+
+// Models per sub-chunk of a section of `models` models.
+std::size_t sub_chunk_capacity(SectionFormat f, std::size_t models) {
+  // Format 3 (writer 56d72fb2) cuts every section into 512-model chunks. From format 4 on
+  // (writers 2ee5f933, 9574d205; the v12 builder kept at the tip) a section of more than 1024
+  // models gets 256-model chunks instead, so a streamed chunk stays small in dense sections.
+  if (f < SectionFormat::chnk) return 0;
+  if (f == SectionFormat::chnk) return 512;
+  return models > 1024 ? 256 : 512;
 }
 
 struct Built {
@@ -187,10 +211,21 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
   const bool with_inst = f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8;
   const bool v13 = f == SectionFormat::v13;
 
-  // Prototypes: keys used at least twice in the whole module, numbered by first occurrence.
+  // Prototypes: keys used at least twice in the whole module, numbered by first occurrence in
+  // the writer's input order, which a written section no longer has (formats 4-6 sort it). So
+  // when the source already has prototypes they are kept, numbering and all, and inst records
+  // stay inst: renumbering from the sorted order would renumber them and give the prototypes
+  // the name and bounds of another first instance.
   std::map<Key, std::size_t> key_count;
   std::map<Key, std::uint32_t> proto_of;
-  if (with_inst) {
+  const PrototypeList* source_prot = m.prototypes();
+  const bool reuse = with_inst && source_prot && !source_prot->prototypes.empty();
+  if (reuse) {
+    out.prototypes = *source_prot;
+    if (m.version() < 9)  // PROT v8 has no extras to keep
+      for (Prototype& pr : out.prototypes.prototypes) derive_v9_extras(pr);
+    out.uses_prototypes = true;
+  } else if (with_inst) {
     for (const auto& s : sources)
       for (const Placement& p : s.placements)
         if (!forced_solo(m, p)) ++key_count[key_of(p)];
@@ -204,7 +239,13 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
       }
     out.uses_prototypes = !out.prototypes.prototypes.empty();
   }
-  auto is_inst = [&](const Placement& p) { return with_inst && !forced_solo(m, p) && proto_of.count(key_of(p)); };
+  auto is_inst = [&](const Placement& p) {
+    if (reuse) return p.proto >= 0;
+    return with_inst && !forced_solo(m, p) && proto_of.count(key_of(p)) != 0;
+  };
+  auto proto_id = [&](const Placement& p) {
+    return reuse ? static_cast<std::uint32_t>(p.proto) : proto_of[key_of(p)];
+  };
 
   std::uint64_t offset = 0;
   for (auto& src : sources) {
@@ -275,7 +316,7 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
     };
     auto inst_record = [&](const Placement& p) {
       Instance i;
-      i.proto = proto_of[key_of(p)];
+      i.proto = proto_id(p);
       i.location = p.location;
       i.angles = p.angles;
       i.scale = p.scale;
@@ -285,8 +326,7 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
     };
 
     const std::size_t n = order.size();
-    std::size_t per_chunk = n + 1;
-    if (f >= SectionFormat::chnk) per_chunk = (f >= SectionFormat::utex && n > 1024) ? 256 : 512;
+    const std::size_t per_chunk = f >= SectionFormat::chnk ? sub_chunk_capacity(f, n) : n + 1;
     for (std::size_t begin = 0; begin < n || (begin == 0 && f >= SectionFormat::chnk); begin += per_chunk) {
       const std::size_t end = std::min(n, begin + per_chunk);
       SectionChunkEntry entry;
@@ -336,19 +376,29 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
 
   std::size_t placements = 0;
   for (const auto& s : *sources) placements += s.placements.size();
-  if (has_pack && version < 7)
+  if (has_pack && version < 7 && placements > 0)
     return Error{Errc::bad_value, 0, fmt::format("version {} has no PIDX/PACK: the {} PACK models cannot be stored "
                                                  "(use version 7, 8 or 9)", version, placements)};
-  if (!has_pack && !options.keep_pack_format && version >= 7)
-    return Error{Errc::bad_value, 0, "the module has no PACK chunk, so a section format does not apply"};
   if ((f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8) && version < 8)
     return Error{Errc::bad_value, 0, fmt::format("section format {} needs prototypes (PROT), which exist from version 8",
                                                  section_format_name(f))};
-  if (version < 6) {
-    for (const Chunk& c : m.chunks)
-      if (const auto* incl = std::get_if<std::vector<Include>>(&c.data); incl && !incl->empty() && source.version() >= 6)
-        return Error{Errc::bad_value, c.offset, fmt::format("version {} INCL records have no site transform; "
-                                                            "{} includes would lose theirs", version, incl->size())};
+  if (version < 6 && source.version() >= 6) {
+    // Versions 4 and 5 store no site transform; an identity one loses nothing.
+    for (Chunk& c : m.chunks) {
+      auto* incl = std::get_if<std::vector<Include>>(&c.data);
+      if (!incl) continue;
+      std::size_t placed = 0;
+      for (Include& i : *incl) {
+        if (is_identity(i.site)) continue;
+        ++placed;
+        i.site = TransformContext{};
+      }
+      if (placed == 0) continue;
+      const std::string what = fmt::format("version {} INCL records have no site transform; {} of {} includes have one",
+                                           version, placed, incl->size());
+      if (!options.allow_lossy) return Error{Errc::bad_value, c.offset, what};
+      if (options.losses) options.losses->push_back(what + ", dropped");
+    }
   }
   if (version < 9 && source.version() >= 9)
     if (const PrototypeList* prot = source.prototypes())
@@ -356,10 +406,38 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
         if (p.resolved_texture != kNoString)
           return Error{Errc::bad_value, 0, "PROT v8 has no resolved_texture field; a prototype's would be lost"};
   m.container.version = version;
-  if (!has_pack) return m;
+
+  auto in_pack_run = [](const Chunk& c) { return c.id == chunk::PIDX || c.id == chunk::PROT || c.id == chunk::PACK; };
+  if (version < 7) {  // an empty run (a root without models) simply goes
+    std::erase_if(m.chunks, in_pack_run);
+    return m;
+  }
+  if (!has_pack) {
+    // Versions 7-9 are roots: the writer always emits PIDX, (v8+) PROT and PACK, empty when there
+    // are no models, after the geometry chunks and before MODL and the simulation chunks
+    // (notes §4; samples historic/TD.v7.eu7, historic/TD.v8.eu7, TD.v9-root.eu7).
+    auto after_run = [](const Chunk& c) {
+      for (std::uint32_t id : {chunk::MODL, chunk::TRAC, chunk::PWRS, chunk::MEMC, chunk::LAUN, chunk::DYNM,
+                               chunk::SOND, chunk::TRSE, chunk::EVNT, chunk::FINT})
+        if (c.id == id) return true;
+      return false;
+    };
+    std::vector<Chunk> run;
+    run.push_back(Chunk{chunk::PIDX, 0, std::vector<PidxEntry>{}, {}, false});
+    if (version >= 8) run.push_back(Chunk{chunk::PROT, 0, PrototypeList{}, {}, true});
+    PackChunk pack;
+    pack.loaded = pack.decoded = true;
+    run.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
+    const auto at = std::find_if(m.chunks.begin(), m.chunks.end(), after_run);
+    m.chunks.insert(at, std::make_move_iterator(run.begin()), std::make_move_iterator(run.end()));
+    return m;
+  }
 
   auto built = build_sections(source, *sources, f, options);
   if (!built) return built.error();
+  if (f == SectionFormat::v8 && placements > 0 && built->prototypes.prototypes.empty())
+    return Error{Errc::bad_value, 0, "section format 1 is recognised only with a non-empty PROT, but no model "
+                                     "placement repeats, so there would be no prototypes (use format 5 or 6)"};
 
   // PIDX in the same order, pointing at the new (placeholder) section offsets.
   std::vector<PidxEntry> pidx;

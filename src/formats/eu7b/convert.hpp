@@ -16,8 +16,9 @@ struct ConvertOptions {
   SectionFormat pack_format = SectionFormat::flat;
   bool keep_pack_format = true;               // false: use pack_format
   // The reference writer silently drops what format 6 cannot hold (a solo model's filtered skin
-  // such as "*text" or "a#b.tga", an unloadable mesh path). By default that is an error; with
-  // allow_lossy the conversion does what the reference does and lists each loss here.
+  // such as "*text" or "a#b.tga", an unloadable mesh path), and versions 4-5 have no INCL site
+  // transform. By default such a loss is an error; with allow_lossy the conversion does what the
+  // reference does and lists each loss here.
   bool allow_lossy = false;
   std::vector<std::string>* losses = nullptr;
 };

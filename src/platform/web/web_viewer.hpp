@@ -42,12 +42,13 @@ class WebViewer {
   void drop_section(int row, int col);
   // Starts the camera at a world point (the stream's start: the first track).
   void start_at(const glm::dvec3& point) { rig_.look_at(point, 350.0); }
+  // The start view: framing the content, or the line's start for big sceneries.
   void frame_start();
   void set_grid(bool on) { renderer_.set_grid(on); }
   void set_layers(bool statics, bool models) { renderer_.set_layers(statics, models); }
   // Advances the camera by `seconds` with the keys held now, without drawing: deterministic
   // movement for tests and scripted flights (the render loop moves by real elapsed time).
-  void step(double seconds) { rig_.update(seconds, held_keys()); }  // the start view: framing the content, or the line's start for big sceneries
+  void step(double seconds) { rig_.update(seconds, held_keys()); }
   void set_distances(double draw, double models) {
     draw_distance_ = draw;
     renderer_.settings().model_distance = models;

@@ -126,9 +126,10 @@ TEST(Eu7bOracle, SubChunkTablesAtEveryBoundaryForFormats3To6) {
       ASSERT_TRUE(converted.ok()) << converted.error().describe();
       const Bytes file = encode(*converted);
 
-      // The rule, per format (56d72fb2: format 3 always 512 models per chunk; 2ee5f933 and the
-      // tip: formats 4-6 take 256 when the section holds more than 1024 models).
-      const std::size_t capacity = format == 3 ? 512 : (n > 1024 ? 256 : 512);
+      // The rule, per format: the historic writers of formats 3-5 (56d72fb2, 2ee5f933, 2f902469)
+      // always put 512 models in a chunk; the v13 writer (format 6) 256 when the section holds
+      // more than 1024 models (notes §6.2).
+      const std::size_t capacity = format == 6 && n > 1024 ? 256 : 512;
       // Record sizes from notes §6.2 for flags-0 slim nodes without lights: MODL = 1 flags + 2
       // + 36 (loc, ang, scale) + 8 (two sids) + 8 (two empty counts); v13 solo swaps the sids for
       // two u16 and adds the cell byte; inst = u32 proto + 36 + sid name (+ cell in v13).

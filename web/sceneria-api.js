@@ -84,7 +84,11 @@ export class Parser {
 
 // Loads the module on the page and starts the C++ render loop on <canvas id="canvas">.
 // Returns the Embind Viewer: renderFrame, readPixels, project, loadScene, pick, select,
-// findObject, object, goTo, driveFrom, setMode, mode, camera, lookAt, stats, ...
+// findObject, object, goTo, driveFrom, setMode, mode, camera, lookAt, setOrbit, stats, and
+//   hide(first, count)        leave objects [first, first + count) out (hide(-1, 0): show all)
+//   setLayers(static, models) switch static geometry / model instances on or off
+//   step(seconds)             move the camera by the held keys over a fixed time (no drawing)
+//   update(seconds, fwd, back) the same for drive mode
 export async function startViewer(canvas) {
   if (!self.crossOriginIsolated) {
     throw new Error('the page is not cross-origin isolated (COOP/COEP headers missing), so WebAssembly threads cannot run');

@@ -191,12 +191,14 @@ Prototype to_prototype(const Placement& p, PrototypeList& pools) {
 
 // Models per sub-chunk of a section of `models` models.
 std::size_t sub_chunk_capacity(SectionFormat f, std::size_t models) {
-  // Format 3 (writer 56d72fb2) cuts every section into 512-model chunks. From format 4 on
-  // (writers 2ee5f933, 9574d205; the v12 builder kept at the tip) a section of more than 1024
-  // models gets 256-model chunks instead, so a streamed chunk stays small in dense sections.
+  // The historic writers of formats 3, 4 and 5 (56d72fb2, 2ee5f933, 2f902469) cut every section
+  // into 512-model chunks: 56d72fb2 has no other size, and sections over 1024 models converted
+  // with 256-model chunks differ from the bytes of the format-4 and format-5 writers. Only the
+  // v13 writer (format 6, 9574d205) gives a section of more than 1024 models 256-model chunks;
+  // the tip applies that to its older builders too, but no file of theirs was written by it.
   if (f < SectionFormat::chnk) return 0;
-  if (f == SectionFormat::chnk) return 512;
-  return models > 1024 ? 256 : 512;
+  if (f == SectionFormat::v13) return models > 1024 ? 256 : 512;
+  return 512;
 }
 
 struct Built {

@@ -191,7 +191,7 @@ export async function expectStreamedModelOnScreen(page, { maxZ = Infinity } = {}
       if (o.kind !== 'pack_models' || o.z > maxZ) continue;
       tried++;
       const record = await parser.record(lastResult.doc, 'pack_models', o.index);
-      if (!record) return null;
+      if (!record) continue;  // superseded meanwhile
       // Seen from 40 m: a model shown only from farther away (a minimum range) or only from
       // closer (a short maximum range) is rightly not drawn there.
       const max = record.range_max === 'unlimited' ? Infinity : record.range_max;

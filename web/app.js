@@ -230,6 +230,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   window.sceneria.lastResult = { name, ...result, reloaded: Boolean(result.reloaded || reloaded), scene: undefined };
   openDoc = result.doc || 0;
   streaming = null;
+  window.sceneria.stream = null;  // the stats of a replaced scenery must not pass for this one's
   $('minimap').hidden = true;
   clearSelection();
   if (result.ok) {

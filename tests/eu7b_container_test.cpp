@@ -1,8 +1,10 @@
 // EU7B container: header, chunk walk and STRS, against every sample and on crafted bad bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "io/byte_source.hpp"
@@ -375,6 +377,34 @@ TEST(Eu7bStringFeed, ReportsWhereAStringRunsPastItsChunkAndRefusesGaps) {
   e = feed_all(short_file, *s, 64);
   ASSERT_TRUE(e);
   EXPECT_NE(e.message.find("declares 3 strings but its payload ends after 2"), std::string::npos) << e.message;
+}
+
+// Section spans come from the PIDX offsets sorted once; they tile the PACK payload in offset order
+// whatever order PIDX lists the sections in.
+TEST(Eu7bSections, SpansTileThePayloadForEverySection) {
+  auto generated = generate_module({.models = 60000, .seed = 9});
+  ASSERT_TRUE(generated.ok()) << generated.error().describe();
+  MemorySource src(write_module(*generated).value(), "g.eu7");
+  auto module = read_module(src, {.load_pack = true});
+  ASSERT_TRUE(module.ok()) << module.error().describe();
+  const Module& m = *module;
+  ASSERT_NE(m.pidx(), nullptr);
+  ASSERT_GT(m.pidx()->size(), 20u);
+  const SectionSpans spans(m);
+  std::vector<SectionSpan> all;
+  for (const PidxEntry& e : *m.pidx()) {
+    auto s = spans(e);
+    ASSERT_TRUE(s.ok()) << s.error().describe();
+    auto one = section_span(m, e);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one->begin, s->begin);
+    EXPECT_EQ(one->end, s->end);
+    all.push_back(*s);
+  }
+  std::sort(all.begin(), all.end(), [](const SectionSpan& a, const SectionSpan& b) { return a.begin < b.begin; });
+  EXPECT_EQ(all.front().begin, 0u);
+  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_EQ(all[i].begin, all[i - 1].end);
+  EXPECT_EQ(all.back().end, m.pack()->payload_size);
 }
 
 }  // namespace

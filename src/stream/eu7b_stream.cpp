@@ -71,9 +71,10 @@ Result<std::optional<Span>> Eu7bStream::open(std::uint64_t read_ahead) {
     for (const auto& e : *pidx) by_offset.push_back(&e);
     std::stable_sort(by_offset.begin(), by_offset.end(),
                      [](const auto* a, const auto* b) { return a->pack_offset < b->pack_offset; });
+    const eu7b::SectionSpans spans(*module_);
     std::uint64_t first = 0;
     for (const auto* e : by_offset) {
-      auto span = eu7b::section_span(*module_, *e);
+      auto span = spans(*e);
       if (!span) return span.error();
       const SectionId id{e->row, e->col};
       if (sections_.count(id)) continue;

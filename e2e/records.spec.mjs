@@ -39,6 +39,11 @@ test('TD.v6: record counts in the chunk table and browsable tracks and events', 
   await expect(page.locator('#inspector-title')).toContainText('Tracks #0');
   const fields = await page.$$eval('#record-fields dt', (d) => d.map((x) => x.textContent));
   expect(fields).toEqual(expect.arrayContaining(['node', 'type', 'length', 'paths', 'tails']));
+  // 32-bit floats at their own precision: TD.scn says gauge 1.435, stored as the float
+  // 1.434999942779541; the exact value is on hover.
+  const width = page.locator('#record-fields dt:text-is("width") + dd');
+  await expect(width).toHaveText('1.435');
+  await expect(width).toHaveAttribute('title', String(Math.fround(1.435)));
 });
 
 test('a generated 1,000,000-model scenery: every list is there and the last PACK model is one scroll away', async ({ page }) => {

@@ -97,8 +97,10 @@ test('opened by URL: the first frame after fetching under 2% of the file, then s
   const { object: streamed, location } = await expectStreamedModelOnScreen(page);
   await page.evaluate((o) => window.sceneria.inspect(o.kind, o.index, { object: o.id }), streamed);
   await expect(page.locator('#inspector-title')).toContainText(`PACK models #${streamed.index.toLocaleString('en-US')}`);
-  const shown = await page.locator('#record-fields dt:has-text("location") + dd').textContent();
-  expect(shown.split(',').map(Number)).toEqual(location);
+  // Shown at float precision (the shortest decimal that reads back as the stored float), exact on hover.
+  const shown = page.locator('#record-fields dt:has-text("location") + dd');
+  expect((await shown.textContent()).split(',').map((x) => Math.fround(Number(x)))).toEqual(location);
+  expect((await shown.getAttribute('title')).split(',').map(Number)).toEqual(location);
 });
 
 test('sections decode on worker threads; model names load after the view and then show', async ({ page }) => {

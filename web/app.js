@@ -153,11 +153,22 @@ async function runSearch() {
 }
 
 // ---- inspector ----
-function formatValue(v) {
+// The files store 32-bit floats; they arrive as doubles (1.434999942779541). Shown is the shortest
+// decimal that reads back as the same float (1.435); the exact value is on hover.
+function shortFloat(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x) || Number.isInteger(x) || Math.fround(x) !== x) return x;
+  for (let digits = 1; digits <= 9; digits++) {
+    const shorter = Number(x.toPrecision(digits));
+    if (Math.fround(shorter) === x) return shorter;
+  }
+  return x;
+}
+// `round` is applied to every number (exact: the identity).
+function formatValue(v, round = shortFloat) {
   if (v === null) return '—';
-  if (Array.isArray(v) && v.every((x) => typeof x !== 'object')) return v.join(', ');
-  if (typeof v === 'object') return JSON.stringify(v, null, 1);
-  return String(v);
+  if (Array.isArray(v) && v.every((x) => typeof x !== 'object')) return v.map(round).join(', ');
+  if (typeof v === 'object') return JSON.stringify(v, (_, x) => round(x), 1);
+  return String(round(v));
 }
 
 async function inspect(kind, index, { highlight = false, object } = {}) {
@@ -184,6 +195,8 @@ async function inspect(kind, index, { highlight = false, object } = {}) {
     dt.textContent = key;
     const dd = document.createElement('dd');
     dd.textContent = formatValue(value);
+    const raw = formatValue(value, (x) => x);
+    if (raw !== dd.textContent) dd.title = raw;
     fields.append(dt, dd);
   }
   document.dispatchEvent(new CustomEvent('sceneria:record', { detail: { kind, index, record, object } }));

@@ -16,6 +16,9 @@ test('page is cross-origin isolated, runs WebGL2 and opens the built-in demo mod
   expect(stats.width).toBeGreaterThan(600);
   expect(stats.objects).toBeGreaterThan(5000);  // 5,000 PACK models + tracks, wires, terrain...
   expect(stats.sectionsTotal).toBeGreaterThan(3);
+  // A newcomer sees the demo's models at once: the start view is framed on them (its busiest
+  // section), not on an empty plane, so the model layer covers a real share of the first frame.
+  expect(await frameChange(page, 'models')).toBeGreaterThan(0.03);
 });
 
 test('the canvas shows the grid and axes (pixels read in the rendering frame)', async ({ page }) => {

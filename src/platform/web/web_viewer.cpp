@@ -118,11 +118,35 @@ void WebViewer::drop_section(int row, int col) {
 
 void WebViewer::frame_start() {
   if (!scene_ || scene_->sections.empty()) return;
-  // A whole big scenery from afar is only fog and no models: start at the beginning of its first
-  // track instead, close enough to see the line and what stands beside it.
+  // A whole big scenery from afar is only fog and no models: start at its busiest section (the
+  // most models), framing the models there; without models, at the start of its first track,
+  // close enough to see the line and what stands beside it.
   const double size = glm::length(scene_->bounds_max - scene_->bounds_min);
-  if (size > 8000.0 && !scene_->tracks.empty()) rig_.look_at(scene_->tracks.front().p[0], 350.0);
-  else rig_.frame(scene_->bounds_min, scene_->bounds_max);
+  if (size <= 8000.0) {
+    rig_.frame(scene_->bounds_min, scene_->bounds_max);
+    return;
+  }
+  const scene::Section* busiest = nullptr;
+  for (const scene::Section& s : scene_->sections)
+    if (!s.instances.empty() && (!busiest || s.instances.size() > busiest->instances.size())) busiest = &s;
+  if (busiest) {
+    // Around the models' centroid, as far as their RMS spread: most of them fill the view, at a
+    // distance where a 4 m proxy is still several pixels tall.
+    glm::dvec3 sum(0.0);
+    for (const scene::Instance& i : busiest->instances) sum += glm::dvec3(i.offset);
+    const glm::dvec3 centre = sum / static_cast<double>(busiest->instances.size());
+    double spread = 0;
+    for (const scene::Instance& i : busiest->instances) {
+      const glm::dvec3 d = glm::dvec3(i.offset) - centre;
+      spread += glm::dot(d, d);
+    }
+    spread = std::sqrt(spread / static_cast<double>(busiest->instances.size()));
+    rig_.look_at(busiest->origin + centre, std::clamp(spread * 1.6, 80.0, 1500.0));
+  } else if (!scene_->tracks.empty()) {
+    rig_.look_at(scene_->tracks.front().p[0], 350.0);
+  } else {
+    rig_.frame(scene_->bounds_min, scene_->bounds_max);
+  }
 }
 
 void WebViewer::clear_scene() {

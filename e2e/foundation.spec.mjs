@@ -1,7 +1,7 @@
 // Foundation slice: a dropped file is parsed in the worker and shown; the C++ renderer draws.
 import { randomBytes } from 'node:crypto';
 import { test, expect, requireSamples, openViewer, dropFile, walkChunks, moduleWithStrings,
-         shownChunks, sample, frameChange, framePixels } from './helpers.mjs';
+         shownChunks, sample, countDiffering, frameChange, framePixels } from './helpers.mjs';
 
 
 test('page is cross-origin isolated, runs WebGL2 and opens the built-in demo module', async ({ page }) => {
@@ -39,9 +39,7 @@ test('the canvas shows the grid and axes (pixels read in the rendering frame)', 
   });
   const px = (x, y) => { const i = (Math.round(y) * stats.width + Math.round(x)) * 4; return [...grid.subarray(i, i + 3)]; };
   // A blank or solid canvas fails: the grid must change a real share of the pixels, not all.
-  let changed = 0;
-  for (let i = 0; i < grid.length; i += 4)
-    if (Math.abs(grid[i] - bare[i]) + Math.abs(grid[i + 1] - bare[i + 1]) + Math.abs(grid[i + 2] - bare[i + 2]) > 12) changed++;
+  const changed = countDiffering(grid, bare, 12);
   const total = grid.length / 4;
   expect(changed / total).toBeGreaterThan(0.03);
   expect(changed / total).toBeLessThan(0.7);

@@ -142,25 +142,34 @@ export function tdScenery() {
 
 // ---- pixels: a thing is drawn when the frame differs where it projects, with and without it ----
 
-// Renders the view around world point `at` (camera `distance` away) twice — as it is, and with
-// `without` applied ('models': model layer off, 'static': static layer off, an object id to
-// hide, or [first, count] of objects to hide) — and returns how many pixels of the (2r+1)² window around the projection differ, plus
-// the colours of the differing pixels in the full frame.
-// `pitch` (radians, optional) looks down at that angle instead of the default view.
-export async function differenceAt(page, at, distance, without, radius = 6, pitch = null) {
-  return page.evaluate(({ at, distance, without, radius, pitch }) => {
+// Renders a view twice — as it is, and with `without` applied ('models': model layer off,
+// 'static': static layer off, 'all': both off, an object id to hide, or [first, count] of objects
+// to hide) — and counts the pixels that differ (by more than 24 in the sum of channel
+// differences). `view` null: the current camera, the whole frame. Otherwise {at, distance,
+// radius, pitch}: the camera `distance` from world point `at` (looking down at `pitch` radians,
+// or the default view when null) and the (2r+1)² window around its projection, with the colours
+// the differing pixels have when shown. Compared in the page: a frame is millions of numbers,
+// too many to ship to the test process.
+async function renderWithAndWithout(page, without, view = null) {
+  return page.evaluate(({ without, view }) => {
     const v = window.sceneria.viewer;
-    if (pitch === null) v.lookAt(at[0], at[1], at[2], distance);
-    else v.setOrbit(at[0], at[1], at[2], distance, 0, pitch);
-    const p = v.project(at[0], at[1], at[2]);
-    if (!p) return { projected: false, differ: 0, colours: [] };
-    const read = () => v.readPixels(Math.round(p.x) - radius, Math.round(p.y) - radius, 2 * radius + 1, 2 * radius + 1);
-    const shown = read();
+    const s = v.stats();
+    let rect = [0, 0, s.width, s.height], p = null;
+    if (view) {
+      const [x, y, z] = view.at;
+      if (view.pitch === null) v.lookAt(x, y, z, view.distance);
+      else v.setOrbit(x, y, z, view.distance, 0, view.pitch);
+      p = v.project(x, y, z);
+      if (!p) return { projected: false, differ: 0, colours: [], pixels: 0 };
+      rect = [Math.round(p.x) - view.radius, Math.round(p.y) - view.radius, 2 * view.radius + 1, 2 * view.radius + 1];
+    }
+    const shown = v.readPixels(...rect);
     if (without === 'models') v.setLayers(true, false);
     else if (without === 'static') v.setLayers(false, true);
+    else if (without === 'all') v.setLayers(false, false);
     else if (Array.isArray(without)) v.hide(without[0], without[1]);
     else v.hide(without, 1);
-    const hidden = read();
+    const hidden = v.readPixels(...rect);
     v.setLayers(true, true);
     v.hide(-1, 0);
     let differ = 0;
@@ -168,11 +177,30 @@ export async function differenceAt(page, at, distance, without, radius = 6, pitc
     for (let i = 0; i < shown.length; i += 4) {
       if (Math.abs(shown[i] - hidden[i]) + Math.abs(shown[i + 1] - hidden[i + 1]) + Math.abs(shown[i + 2] - hidden[i + 2]) > 24) {
         differ++;
-        colours.push([shown[i], shown[i + 1], shown[i + 2]]);
+        if (view) colours.push([shown[i], shown[i + 1], shown[i + 2]]);
       }
     }
-    return { projected: true, p, differ, colours, window: (2 * radius + 1) ** 2 };
-  }, { at, distance, without, radius, pitch });
+    return { projected: true, p, differ, colours, pixels: shown.length / 4 };
+  }, { without, view });
+}
+
+// Around world point `at`: how many pixels of the window differ without the thing, and their colours.
+export function differenceAt(page, at, distance, without, radius = 6, pitch = null) {
+  return renderWithAndWithout(page, without, { at, distance, radius, pitch });
+}
+
+// Share of the current frame's pixels that change without the thing.
+export async function frameChange(page, without) {
+  const r = await renderWithAndWithout(page, without);
+  return r.differ / r.pixels;
+}
+
+// How many pixels of two RGBA buffers differ by more than `threshold` in the sum of channel differences.
+export function countDiffering(a, b, threshold) {
+  let n = 0;
+  for (let i = 0; i < a.length; i += 4)
+    if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > threshold) n++;
+  return n;
 }
 
 // The sky as the renderer draws it (blue above the horizon, haze below) is what an empty frame
@@ -204,29 +232,6 @@ export async function expectStreamedModelOnScreen(page, { maxZ = Infinity } = {}
   expect(d.projected).toBe(true);
   expect(d.differ, `model pixels at ${found.location}`).toBeGreaterThan(20);
   return found;
-}
-
-// Share of the frame's pixels that change when `without` is applied to the current view
-// ('models', 'static', 'all', an object id to hide, or [first, count] of objects to hide). Compared in the page: a frame is millions
-// of numbers, too many to ship to the test process.
-export async function frameChange(page, without) {
-  return page.evaluate((without) => {
-    const v = window.sceneria.viewer;
-    const s = v.stats();
-    const shown = v.readPixels(0, 0, s.width, s.height);
-    if (without === 'models') v.setLayers(true, false);
-    else if (without === 'static') v.setLayers(false, true);
-    else if (without === 'all') v.setLayers(false, false);
-    else if (Array.isArray(without)) v.hide(without[0], without[1]);
-    else v.hide(without, 1);
-    const hidden = v.readPixels(0, 0, s.width, s.height);
-    v.setLayers(true, true);
-    v.hide(-1, 0);
-    let n = 0;
-    for (let i = 0; i < shown.length; i += 4)
-      if (Math.abs(shown[i] - hidden[i]) + Math.abs(shown[i + 1] - hidden[i + 1]) + Math.abs(shown[i + 2] - hidden[i + 2]) > 24) n++;
-    return n / (s.width * s.height);
-  }, without);
 }
 
 // The whole frame as a Buffer of RGBA bytes (rows top-down), shipped as base64.

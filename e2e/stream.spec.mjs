@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { test, expect, differenceAt, expectStreamedModelOnScreen, framePixels, isNotSky } from './helpers.mjs';
+import { test, expect, countDiffering, differenceAt, expectStreamedModelOnScreen, framePixels, isNotSky } from './helpers.mjs';
 import { startFaultServer } from './fault-server.mjs';
 import { startNginx } from './nginx.mjs';
 
@@ -212,11 +212,10 @@ test('a share link reopens the same view and selection', async ({ page, browser 
   for (const p of [page, other]) await p.evaluate(() => window.sceneria.pauseStreaming(true));
   const pa = await framePixels(page), pb = await framePixels(other);
   expect(pb.length).toBe(pa.length);
-  let differ = 0, scenery = 0;
-  for (let i = 0; i < pa.length; i += 4) {
-    if (Math.abs(pa[i] - pb[i]) + Math.abs(pa[i + 1] - pb[i + 1]) + Math.abs(pa[i + 2] - pb[i + 2]) > 30) differ++;
+  const differ = countDiffering(pa, pb, 30);
+  let scenery = 0;
+  for (let i = 0; i < pa.length; i += 4)
     if (isNotSky([pa[i], pa[i + 1], pa[i + 2]]) && isNotSky([pb[i], pb[i + 1], pb[i + 2]])) scenery++;
-  }
   // Two blank frames are equal too: the view must show the scenery (tracks, terrain, models).
   expect(scenery / (pa.length / 4)).toBeGreaterThan(0.05);
   expect(differ / (pa.length / 4)).toBeLessThan(0.01);

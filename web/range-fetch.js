@@ -15,6 +15,10 @@ export class RangeFetchError extends Error {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A failure worth another try: a short body, a 5xx, a wrong range, a timeout, a network error.
+const retryable = (message, options) => Object.assign(new RangeFetchError(message, options), { retryable: true });
+// An answer whose body is not used is still read, so the connection is released cleanly.
+const drain = (response) => response.arrayBuffer().catch(() => {});
 
 export class RangeFetcher {
   #url; #maxInFlight; #retries; #timeoutMs; #inFlight = 0; #queue = []; #active = [];
@@ -79,6 +83,7 @@ export class RangeFetcher {
   }
 
   async #once(begin, end, outerSignal) {
+    const range = `bytes ${begin}-${end - 1}`;
     const controller = new AbortController();
     const abort = () => controller.abort();
     outerSignal?.addEventListener('abort', abort, { once: true });
@@ -87,8 +92,8 @@ export class RangeFetcher {
     // A timeout aborts like a cancel does; only the caller's own abort is an AbortError.
     const failed = (e) => {
       if (outerSignal?.aborted) throw e;
-      if (timedOut) throw Object.assign(new RangeFetchError(`no answer within ${this.#timeoutMs} ms reading bytes ${begin}-${end - 1}`), { retryable: true });
-      throw Object.assign(new RangeFetchError(`network error reading bytes ${begin}-${end - 1}: ${e.message}`), { retryable: true });
+      if (timedOut) throw retryable(`no answer within ${this.#timeoutMs} ms reading ${range}`);
+      throw retryable(`network error reading ${range}: ${e.message}`);
     };
     try {
       this.requests++;
@@ -98,33 +103,27 @@ export class RangeFetcher {
       }).catch(failed);
       this.#checkVersion(response);
       if (response.status === 200) return this.#whole(response, begin, end);
-      // Error answers are small; read them so the connection is released cleanly.
-      if (response.status !== 206) await response.arrayBuffer().catch(() => {});
+      if (response.status !== 206) await drain(response);
       if (response.status === 416) {
         const total = /bytes \*\/(\d+)/.exec(response.headers.get('Content-Range') || '');
         if (total) this.size = Number(total[1]);
-        throw new RangeFetchError(`bytes ${begin}-${end - 1} are beyond the end of the file (${this.size ?? '?'} bytes)`, { status: 416 });
+        throw new RangeFetchError(`${range} are beyond the end of the file (${this.size ?? '?'} bytes)`, { status: 416 });
       }
       if (response.status >= 500 || response.status === 408 || response.status === 429) {
-        throw Object.assign(new RangeFetchError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status }), { retryable: true });
+        throw retryable(`HTTP ${response.status} reading ${range}`, { status: response.status });
       }
-      if (response.status !== 206) throw new RangeFetchError(`HTTP ${response.status} reading bytes ${begin}-${end - 1}`, { status: response.status });
+      if (response.status !== 206) throw new RangeFetchError(`HTTP ${response.status} reading ${range}`, { status: response.status });
       const contentRange = response.headers.get('Content-Range');
-      if (contentRange === null) {
-        await response.arrayBuffer().catch(() => {});
-        throw Object.assign(new RangeFetchError(`a 206 answer without Content-Range for bytes ${begin}-${end - 1} (is Content-Range exposed to CORS?)`), { retryable: true });
-      }
-      const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange);
+      const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange ?? '');
       if (!match || Number(match[1]) !== begin || Number(match[2]) !== end - 1) {
-        await response.arrayBuffer().catch(() => {});
-        throw Object.assign(new RangeFetchError(`Content-Range '${contentRange}' does not match bytes ${begin}-${end - 1}`), { retryable: true });
+        await drain(response);
+        throw retryable(contentRange === null ? `a 206 answer without Content-Range for ${range} (is Content-Range exposed to CORS?)`
+                                              : `Content-Range '${contentRange}' does not match ${range}`);
       }
       if (match[3] !== '*') this.size = Number(match[3]);
       const body = new Uint8Array(await response.arrayBuffer().catch(failed));
       this.bytes += body.length;
-      if (body.length !== end - begin) {
-        throw Object.assign(new RangeFetchError(`short body: ${body.length} of ${end - begin} bytes at ${begin}`), { retryable: true });
-      }
+      if (body.length !== end - begin) throw retryable(`short body: ${body.length} of ${end - begin} bytes at ${begin}`);
       return body;
     } finally {
       clearTimeout(timer);

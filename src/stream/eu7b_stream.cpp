@@ -66,14 +66,10 @@ Result<std::optional<Span>> Eu7bStream::open(std::uint64_t read_ahead) {
   builder_ = std::make_unique<eu7b::SceneBuilder>(*module_);
   // Sections, their byte spans, and where their models start in the pack_models numbering.
   std::vector<SectionId> available;
-  if (const auto* pidx = module_->pidx(); pidx && module_->pack()) {
-    std::vector<const eu7b::PidxEntry*> by_offset;
-    for (const auto& e : *pidx) by_offset.push_back(&e);
-    std::stable_sort(by_offset.begin(), by_offset.end(),
-                     [](const auto* a, const auto* b) { return a->pack_offset < b->pack_offset; });
+  if (module_->pidx() && module_->pack()) {
     const eu7b::SectionSpans spans(*module_);
     std::uint64_t first = 0;
-    for (const auto* e : by_offset) {
+    for (const eu7b::PidxEntry* e : spans.entries()) {
       auto span = spans(*e);
       if (!span) return span.error();
       const SectionId id{e->row, e->col};

@@ -322,11 +322,13 @@ SectionContext section_context(const Module& module, const PidxEntry& entry, std
 
 SectionSpans::SectionSpans(const Module& module) : pack_(module.pack()) {
   if (const std::vector<PidxEntry>* pidx = module.pidx()) {
-    offsets_.reserve(pidx->size());
-    for (const PidxEntry& e : *pidx) offsets_.push_back(e.pack_offset);
+    entries_.reserve(pidx->size());
+    for (const PidxEntry& e : *pidx) entries_.push_back(&e);
   }
-  std::sort(offsets_.begin(), offsets_.end());
-  offsets_.erase(std::unique(offsets_.begin(), offsets_.end()), offsets_.end());
+  std::stable_sort(entries_.begin(), entries_.end(),
+                   [](const PidxEntry* a, const PidxEntry* b) { return a->pack_offset < b->pack_offset; });
+  for (const PidxEntry* e : entries_)
+    if (offsets_.empty() || offsets_.back() != e->pack_offset) offsets_.push_back(e->pack_offset);
 }
 
 Result<SectionSpan> SectionSpans::operator()(const PidxEntry& entry) const {
@@ -353,16 +355,10 @@ Error decode_pack(Module& module) {
   if (!pack->loaded) return Error{Errc::bad_value, pack->payload_offset, "PACK payload not loaded"};
   pack->sections.clear();
   pack->prefix.clear();
-  const std::vector<PidxEntry> empty;
-  const std::vector<PidxEntry>& pidx = module.pidx() ? *module.pidx() : empty;
   const SectionSpans spans(module);
   const std::vector<std::uint64_t>& offsets = spans.offsets();
-  // PIDX entries by offset, in file order within one offset: one pass instead of a scan per section.
-  std::vector<const PidxEntry*> by_offset;
-  by_offset.reserve(pidx.size());
-  for (const PidxEntry& e : pidx) by_offset.push_back(&e);
-  std::stable_sort(by_offset.begin(), by_offset.end(),
-                   [](const PidxEntry* a, const PidxEntry* b) { return a->pack_offset < b->pack_offset; });
+  // Entries at one offset are neighbours in PACK order: one pass instead of a scan per section.
+  const std::vector<const PidxEntry*>& by_offset = spans.entries();
   std::size_t next_entry = 0;
   if (offsets.empty() && !pack->raw.empty()) {
     pack->prefix = pack->raw;

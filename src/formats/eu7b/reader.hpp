@@ -81,16 +81,19 @@ SectionContext section_context(const Module& module, const PidxEntry& entry, std
 struct SectionSpan {
   std::uint64_t begin = 0, end = 0;
 };
-// The spans of all sections: the distinct PIDX offsets are sorted once (a scenery may have 11,000
-// sections), then each lookup is a binary search.
+// The spans of all sections: the PIDX entries are sorted by offset once (a scenery may have
+// 11,000 sections), then each lookup is a binary search.
 class SectionSpans {
  public:
   explicit SectionSpans(const Module& module);
   Result<SectionSpan> operator()(const PidxEntry& entry) const;
+  // PIDX entries in PACK order; entries sharing an offset stay in file order.
+  const std::vector<const PidxEntry*>& entries() const { return entries_; }
   const std::vector<std::uint64_t>& offsets() const { return offsets_; }  // sorted, distinct
 
  private:
   const PackChunk* pack_ = nullptr;
+  std::vector<const PidxEntry*> entries_;
   std::vector<std::uint64_t> offsets_;
 };
 // One section's span (sorts the offsets: use SectionSpans for more than one).

@@ -82,7 +82,7 @@ export function moduleWithStrings(strings, version = 6) {
 
 // Reads the chunk table as shown on the page.
 export async function shownChunks(page) {
-  return page.$$eval('#chunks tbody tr', (rows) => rows.map((r) => {
+  return page.$$eval('#structure tbody tr', (rows) => rows.map((r) => {
     const cells = [...r.cells].map((c) => c.textContent);
     return { id: cells[1], offset: Number(cells[2].replace(/,/g, '')), size: Number(cells[3].replace(/,/g, '')) };
   }));

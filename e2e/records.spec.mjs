@@ -22,7 +22,7 @@ test('TD.v6: record counts in the chunk table and browsable tracks and events', 
   await dropFile(page, 'TD.v6.eu7', sample('maszyna/eu7/TD.v6.eu7'));
   // The counts the reference runtime reader printed for this file.
   const ref = referenceCounts('maszyna/eu7/TD.v6.eu7');
-  const records = await page.$$eval('#chunks tbody tr', (rows) => rows.map((r) => [r.cells[1].textContent, r.cells[4].textContent]));
+  const records = await page.$$eval('#structure tbody tr', (rows) => rows.map((r) => [r.cells[1].textContent, r.cells[4].textContent]));
   expect(records).toEqual([['STRS', ref.strings], ['INCL', ref.includes], ['TRAK', ref.tracks], ['MESH', ref.shapes],
                            ['TRAC', ref.traction], ['DYNM', ref.dynamics], ['TRSE', ref.trainsets], ['EVNT', ref.events],
                            ['FINT', ref.firstInit]].map(([id, n]) => [id, String(n)]));

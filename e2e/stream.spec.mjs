@@ -110,12 +110,12 @@ test('sections decode on worker threads; model names load after the view and the
   await waitStreamed(page, 5);
   const early = await page.evaluate(() => window.sceneria.stream);
   // The first frame needs the header's strings only, not the names of a million models.
-  expect(early.strings[1]).toBeGreaterThan(50_000);
-  expect(early.strings[0]).toBeLessThan(early.strings[1] / 10);
+  expect(early.late[1]).toBeGreaterThan(50_000);
+  expect(early.late[0]).toBeLessThan(early.late[1] / 10);
   // Every applied section was decoded by the pool's pthreads, not the worker's own thread.
   expect(early.decodedOffThread).toBeGreaterThanOrEqual(early.applied);
   // Once the sections around the camera are in, the names follow (1 MiB pieces).
-  await page.waitForFunction(() => { const s = window.sceneria.stream; return s.strings[0] === s.strings[1]; }, null,
+  await page.waitForFunction(() => { const s = window.sceneria.stream; return s.late[0] === s.late[1]; }, null,
                              { timeout: 120_000 });
   const named = await page.evaluate(async () => {
     const { viewer: v, parser, lastResult } = window.sceneria;

@@ -11,10 +11,12 @@
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "scene/serialize.hpp"
-#include "stream/eu7b_stream.hpp"
+#include "formats/eu7b/stream.hpp"
 
-namespace sceneria::stream {
+namespace sceneria::eu7b {
 namespace {
+
+using stream::State;
 
 struct Server {
   const std::vector<std::uint8_t>& file;
@@ -29,7 +31,7 @@ struct Server {
 TEST(Eu7bStream, OpensFromRangesAndStreamsSectionsAroundTheCamera) {
   const auto file = eu7b::write_module(*eu7b::generate_module({.models = 300'000, .seed = 8})).value();
   Server server{file};
-  Eu7bStream stream(file.size(), "remote.eu7");
+  RemoteModule stream(file.size(), "remote.eu7");
   for (int round = 0;; ++round) {
     ASSERT_LT(round, 50);
     auto need = stream.open();
@@ -101,7 +103,7 @@ TEST(Eu7bStream, OpensFromRangesAndStreamsSectionsAroundTheCamera) {
 
 TEST(Eu7bStream, ABadSectionIsAnErrorAndTheRestGoesOn) {
   const auto file = eu7b::write_module(*eu7b::generate_module({.models = 20'000, .seed = 9})).value();
-  Eu7bStream stream(file.size(), "remote.eu7");
+  RemoteModule stream(file.size(), "remote.eu7");
   stream.add_bytes(0, file);  // everything at once
   ASSERT_TRUE(stream.open().ok());
   ASSERT_TRUE(stream.opened());
@@ -127,7 +129,7 @@ TEST(Eu7bStream, ABadSectionIsAnErrorAndTheRestGoesOn) {
 }
 
 // Serves a stream until it is open, counting what it fetched.
-void open_from(Eu7bStream& stream, Server& server, std::uint64_t read_ahead) {
+void open_from(RemoteModule& stream, Server& server, std::uint64_t read_ahead) {
   for (int round = 0;; ++round) {
     ASSERT_LT(round, 200);
     auto need = stream.open(read_ahead);
@@ -141,7 +143,7 @@ TEST(Eu7bStream, ReadsOnlyTheStringsTheHeaderUsesThenTheRestWhenIdle) {
   const auto generated = eu7b::generate_module({.models = 200'000, .seed = 4}).value();
   const auto file = eu7b::write_module(generated).value();
   Server server{file};
-  Eu7bStream stream(file.size(), "remote.eu7");
+  RemoteModule stream(file.size(), "remote.eu7");
   open_from(stream, server, 4096);
   ASSERT_TRUE(stream.opened());
   const eu7b::Module& m = stream.module();
@@ -183,6 +185,15 @@ TEST(Eu7bStream, ReadsOnlyTheStringsTheHeaderUsesThenTheRestWhenIdle) {
   const std::string file_name = stream.pack_record(named)["file"].get<std::string>();
   EXPECT_TRUE(file_name.ends_with(".t3d") || file_name.ends_with(".e3d")) << file_name;
 
+  // The record lists (the Document side of the stream) read the live module: the string list and
+  // its search show "…" for a name not loaded yet, and the name once it has arrived.
+  const std::uint64_t last = stream.string_count() - 1;
+  const auto before = stream.rows("strings", last, 1);
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0]["name"], "…");
+  const std::string last_name(generated.strings[static_cast<std::size_t>(last)]);
+  EXPECT_TRUE(stream.search("strings", last_name, 5).empty());
+
   // Idle: the rest of STRS comes in pieces (of at most 16 KiB here), one request at a time.
   int pieces = 0;
   while (auto piece = stream.strings_request(16 * 1024)) {
@@ -196,6 +207,9 @@ TEST(Eu7bStream, ReadsOnlyTheStringsTheHeaderUsesThenTheRestWhenIdle) {
   for (std::size_t i = 0; i < m.strings.size(); ++i) ASSERT_EQ(m.strings[i], generated.strings[i]) << i;
   const auto record = stream.pack_record(named);
   EXPECT_NE(record["name"], "…");
+  EXPECT_EQ(stream.rows("strings", last, 1)[0]["name"], last_name);
+  EXPECT_FALSE(stream.search("strings", last_name, 5).empty());
+  EXPECT_EQ(stream.record("pack_models", named), record);  // the Document's record is the stream's
   EXPECT_TRUE(record["name"].get<std::string>().starts_with("bud_") || record["name"].get<std::string>().starts_with("obj_"))
       << record["name"];
 }
@@ -224,7 +238,7 @@ TEST(Eu7bStream, ASectionWaitsForItsModelFileNames) {
   const auto file = files_last_module(files);
   ASSERT_GT(files, 3u);
   Server server{file};
-  Eu7bStream stream(file.size(), "remote.eu7");
+  RemoteModule stream(file.size(), "remote.eu7");
   open_from(stream, server, 4096);
   ASSERT_TRUE(stream.opened());
   ASSERT_LT(stream.strings_loaded(), stream.string_count() - files);
@@ -280,7 +294,7 @@ TEST(Eu7bStream, ABrokenStrsFailsTheSectionsWaitingForItsNamesWithAMessage) {
   std::memcpy(&file[at], &huge, 4);
 
   Server server{file};
-  Eu7bStream stream(file.size(), "remote.eu7");
+  RemoteModule stream(file.size(), "remote.eu7");
   open_from(stream, server, 4096);
   ASSERT_TRUE(stream.opened());
   const glm::dvec3 start = stream.start_position();
@@ -312,7 +326,7 @@ TEST(Eu7bStream, DecodesOnTheCallersThreadWhenAskedTo) {
   const auto file = eu7b::write_module(*eu7b::generate_module({.models = 20'000, .seed = 9})).value();
   StreamSettings settings;
   settings.decode_threads = 0;
-  Eu7bStream stream(file.size(), "remote.eu7", settings);
+  RemoteModule stream(file.size(), "remote.eu7", settings);
   stream.add_bytes(0, file);
   ASSERT_TRUE(stream.open().ok());
   std::vector<SectionId> cancel;
@@ -325,4 +339,4 @@ TEST(Eu7bStream, DecodesOnTheCallersThreadWhenAskedTo) {
 }
 
 }  // namespace
-}  // namespace sceneria::stream
+}  // namespace sceneria::eu7b

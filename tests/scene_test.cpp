@@ -4,12 +4,17 @@
 #include <cmath>
 
 #include "formats/eu7b/generator.hpp"
+#include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "render/camera_rig.hpp"
 #include "render/frame_plan.hpp"
+#include "scene/material_board.hpp"
 #include "scene/serialize.hpp"
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 #include "sample_files.hpp"
 
 namespace sceneria {
@@ -168,6 +173,129 @@ TEST(FramePlan, PrecisionHoldsAtTheEdgeOfTheGrid) {
   EXPECT_NEAR(t.x, expected.x, 0.001);
   EXPECT_NEAR(t.y, expected.y, 0.001);
   EXPECT_NEAR(t.z, expected.z, 0.001);
+}
+
+}  // namespace
+}  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+TEST(SceneModel, MaterialsTexturesPartsNodesAndTheGridSurviveSerialization) {
+  scene::Scene s = scene::material_board();
+  s.grid = {500.0, 40, 80};
+  s.nodes.push_back({"root", -1, {1, 2, 3}, glm::angleAxis(0.5f, glm::vec3(0, 1, 0)), {2, 2, 2}, -1});
+  s.nodes.push_back({"child", 0, {0, 1, 0}, glm::quat(1, 0, 0, 0), {1, 1, 1}, 2});
+  const auto bytes = scene::serialize(s);
+  auto back = scene::deserialize(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_EQ(back->grid, s.grid);
+  ASSERT_EQ(back->textures.size(), 3u);
+  EXPECT_EQ(back->textures[1].format, scene::Texture::Format::bc1);
+  EXPECT_EQ(back->textures[1].levels, s.textures[1].levels);
+  ASSERT_EQ(back->materials.size(), s.materials.size());
+  for (std::size_t i = 0; i < s.materials.size(); ++i) EXPECT_EQ(back->materials[i], s.materials[i]) << i;
+  EXPECT_EQ(back->materials[4].alpha, scene::Material::Alpha::blend);
+  EXPECT_TRUE(back->materials[2].two_sided);
+  ASSERT_EQ(back->meshes.size(), 4u);
+  EXPECT_EQ(back->meshes[0].uvs, s.meshes[0].uvs);
+  EXPECT_EQ(back->meshes[3].parts[0].material, s.meshes[3].parts[0].material);
+  ASSERT_EQ(back->nodes.size(), 2u);
+  EXPECT_EQ(back->nodes[1].parent, 0);
+  EXPECT_EQ(back->nodes[1].mesh, 2);
+  EXPECT_FLOAT_EQ(back->nodes[0].rotation.y, s.nodes[0].rotation.y);
+  EXPECT_EQ(back->sections[0].instances[1].rotation, s.sections[0].instances[1].rotation);
+
+  // Hostile forms: a part past the indices, a node whose parent comes after it.
+  auto bad_part = s;
+  bad_part.meshes[0].parts[0].count = 7;
+  EXPECT_FALSE(scene::deserialize(scene::serialize(bad_part)).ok());
+  auto bad_node = s;
+  bad_node.nodes[0].parent = 1;
+  EXPECT_FALSE(scene::deserialize(scene::serialize(bad_node)).ok());
+  auto bad_texture = s;
+  bad_texture.textures[0].levels[0].resize(3);
+  EXPECT_FALSE(scene::deserialize(scene::serialize(bad_texture)).ok());
+  for (std::size_t cut = 4; cut < bytes.size(); cut += 97)
+    EXPECT_FALSE(scene::deserialize(std::span(bytes).first(cut)).ok()) << cut;
+}
+
+TEST(SceneModel, BlockCompressedTexturesDecode) {
+  // BC1, c0 = pure red (0xF800) > c1 = pure blue (0x001F): indices 0, 1, 2 (2/3 red), 3 (1/3 red).
+  const std::vector<std::uint8_t> bc1 = {0x00, 0xF8, 0x1F, 0x00, 0b11100100, 0, 0, 0};
+  const auto px = scene::decode_blocks(scene::Texture::Format::bc1, 4, 4, bc1);
+  ASSERT_EQ(px.size(), 64u);
+  EXPECT_EQ(std::vector<std::uint8_t>(px.begin(), px.begin() + 16),
+            (std::vector<std::uint8_t>{255, 0, 0, 255, 0, 0, 255, 255, 170, 0, 85, 255, 85, 0, 170, 255}));
+  // BC1 with c0 <= c1: index 3 is transparent black.
+  const std::vector<std::uint8_t> punch = {0x1F, 0x00, 0x00, 0xF8, 0xFF, 0, 0, 0};
+  const auto p2 = scene::decode_blocks(scene::Texture::Format::bc1, 4, 4, punch);
+  EXPECT_EQ(p2[3], 0);   // pixel 0, index 3: alpha 0
+  EXPECT_EQ(p2[19], 255);  // pixel 4, index 0: opaque
+  // BC3: alpha endpoints 255 and 0, pixel 0 index 1 (0), the rest index 0 (255); colour white.
+  std::vector<std::uint8_t> bc3 = {255, 0, 0b001, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+  const auto p3 = scene::decode_blocks(scene::Texture::Format::bc3, 4, 4, bc3);
+  EXPECT_EQ(p3[3], 0);
+  EXPECT_EQ(p3[7], 255);
+  EXPECT_EQ(p3[4], 255);
+  // Too few blocks for the size: nothing, never a read past the end.
+  EXPECT_TRUE(scene::decode_blocks(scene::Texture::Format::bc1, 8, 8, bc1).empty());
+}
+
+TEST(SceneModel, DeltasBringTheirMaterialsUnderNewIds) {
+  scene::Scene base = scene::material_board();
+  const auto materials = base.materials.size();
+  scene::Scene delta;
+  delta.mesh_base = static_cast<std::uint32_t>(base.meshes.size());
+  delta.object_base = static_cast<std::uint32_t>(base.objects.size());
+  scene::Material red;
+  red.color = scene::rgba(1, 0, 0);
+  red.texture = delta.add_texture("red.dds");
+  delta.add_material({});
+  const std::uint32_t m = delta.add_material(red);
+  delta.meshes.push_back(scene::box_mesh("box", glm::vec3(-1), glm::vec3(1), m));
+  scene::Section& sec = delta.section_at({100, 0, 100});
+  sec.instances.push_back({{1, 0, 1}, glm::quat(1, 0, 0, 0), glm::vec3(1), delta.mesh_base, 0, 1e30f, scene::kNoObject});
+  ASSERT_TRUE(scene::merge_delta(base, std::move(delta)).ok());
+  const scene::Part& part = base.meshes.back().parts.at(0);
+  EXPECT_EQ(part.material, materials + 1);
+  EXPECT_EQ(base.materials[part.material].color, scene::rgba(1, 0, 0));
+  EXPECT_EQ(base.textures[base.materials[part.material].texture].name, "red.dds");
+}
+
+// EU07 turns a model about Y, then X, then Z (degrees): every PACK model's instance carries that
+// rotation as its quaternion, compared here with the engine's matrix chain.
+TEST(SceneModel, MaSzynaRotationOrderBecomesTheInstanceQuaternion) {
+  eu7b::Module m = eu7b::generate_module({.models = 500, .seed = 2}).value();
+  // The generator turns models about Y only; tilt some solo models too, so the order matters.
+  std::size_t tilted = 0;
+  for (auto& c : m.chunks)
+    if (auto* pack = std::get_if<eu7b::PackChunk>(&c.data))
+      for (auto& sec : pack->sections)
+        for (auto& model : sec.solo.models)
+          if (tilted++ % 3 == 0) model.angles.x = 20.0f + static_cast<float>(tilted % 7), model.angles.z = -15.0f;
+  const auto s = eu7b::to_scene(m).value();
+  std::vector<eu7b::Vec3f> angles;  // in the pack_models numbering
+  for (const auto& sec : m.pack()->sections)
+    for (const auto& e : eu7b::expand_section(sec, m.prototypes())) angles.push_back(e.angles);
+  std::size_t checked = 0, turned = 0;
+  for (const auto& sec : s.sections)
+    for (const auto& i : sec.instances) {
+      const scene::Object& o = s.objects.at(i.object);
+      if (s.kinds[o.kind] != "pack_models") continue;
+      const eu7b::Vec3f a = angles.at(o.index);
+      glm::mat4 r(1.0f);
+      r = glm::rotate(r, glm::radians(a.y), glm::vec3(0, 1, 0));
+      r = glm::rotate(r, glm::radians(a.x), glm::vec3(1, 0, 0));
+      r = glm::rotate(r, glm::radians(a.z), glm::vec3(0, 0, 1));
+      const glm::mat3 want(r), got = glm::mat3_cast(i.rotation);
+      for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < 3; ++k) ASSERT_NEAR(got[c][k], want[c][k], 1e-5f) << o.index;
+      turned += a.x != 0 || a.z != 0;
+      ++checked;
+    }
+  EXPECT_EQ(checked, angles.size());
+  EXPECT_GT(turned, 0u) << "the generator tilts some models, so the order matters";
 }
 
 }  // namespace

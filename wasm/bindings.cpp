@@ -11,13 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "formats/eu7b/demo.hpp"
-#include "formats/eu7b/browse.hpp"
-#include "formats/eu7b/summary.hpp"
-#include "formats/inspect.hpp"
-#include "scene/serialize.hpp"
-#include "stream/eu7b_stream.hpp"
+#include "formats/registry.hpp"
+#include "io/assets.hpp"
 #include "io/byte_source.hpp"
+#include "scene/material_board.hpp"
+#include "scene/serialize.hpp"
 #include "platform/web/web_viewer.hpp"
 
 using emscripten::val;
@@ -44,45 +42,68 @@ std::string to_text(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+nlohmann::ordered_json error_json(const sceneria::Error& e) {
+  nlohmann::ordered_json j{{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset}, {"message", e.message}};
+  if (!e.file.empty()) j["file"] = e.file;
+  if (e.line) j["line"] = e.line, j["column"] = e.column;
+  return j;
+}
+
+// What the page shows of an open document.
+nlohmann::ordered_json opened_json(const sceneria::Document& d, std::size_t string_sample) {
+  nlohmann::ordered_json out;
+  out["ok"] = true;
+  out["format"] = d.format_id();
+  out["headline"] = d.headline();
+  out["summary"] = sceneria::describe(d, string_sample);
+  out["lists"] = sceneria::lists_json(d);
+  return out;
+}
+
+// Files dropped beside the document (a folder, or several files), read on demand in the worker:
+// `assets` is {paths: [relative path...], read(index) -> Uint8Array} (web/worker.js).
+std::unique_ptr<sceneria::AssetResolver> listed_assets(const val& assets) {
+  if (assets.isNull() || assets.isUndefined()) return nullptr;
+  const auto paths = emscripten::vecFromJSArray<std::string>(assets["paths"]);
+  return std::make_unique<sceneria::ListedAssets>(paths, [assets, paths](std::size_t index) -> std::unique_ptr<sceneria::ByteSource> {
+    val bytes = assets.call<val>("read", static_cast<double>(index));
+    if (bytes.isNull() || bytes.isUndefined()) return nullptr;
+    return std::make_unique<sceneria::MemorySource>(copy_bytes(bytes), paths[index]);
+  });
+}
+
 // One open file in the parse worker. A new open() replaces the previous document entirely, so
 // nothing of a bad or old file leaks into the next.
 class DocumentBinding {
  public:
-  // {"ok":true,"summary":{...},"kinds":[...]} or {"ok":false,"error":{"code","offset","message"}}
-  std::string open(const val& typed_array, const std::string& name, int string_sample) {
+  // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
+  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets) {
     document_.reset();
     sceneria::MemorySource source(copy_bytes(typed_array), name);
-    auto result = sceneria::open_document(source);
-    nlohmann::ordered_json out;
-    out["ok"] = result.ok();
-    if (result) {
-      document_ = std::move(result).value();
-      out["summary"] = document_->summary(string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
-      out["kinds"] = document_->record_kinds();
-    } else {
-      const sceneria::Error& e = result.error();
-      out["error"] = {{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset}, {"message", e.message}};
-    }
-    return to_text(out);
+    auto resolver = listed_assets(assets);
+    auto result = sceneria::open_document(source, {.assets = resolver.get()});
+    if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
+    document_ = std::move(result).value();
+    return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
   }
-  std::string rows(const std::string& kind, double first, double count) const {
+  std::string rows(const std::string& list, double first, double count) const {
     if (!document_ || first < 0 || count < 0) return "[]";
-    return to_text(document_->rows(kind, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
+    return to_text(document_->rows(list, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
   }
-  std::string record(const std::string& kind, double index) const {
+  std::string record(const std::string& list, double index) const {
     if (!document_ || index < 0) return "null";
-    return to_text(document_->record(kind, static_cast<std::uint64_t>(index)));
+    return to_text(document_->record(list, static_cast<std::uint64_t>(index)));
   }
-  std::string search(const std::string& kind, const std::string& query, double limit) const {
+  std::string search(const std::string& list, const std::string& query, double limit) const {
     if (!document_ || limit <= 0) return "[]";
-    return to_text(document_->search(kind, query, static_cast<std::uint64_t>(limit)));
+    return to_text(document_->search(list, query, static_cast<std::uint64_t>(limit)));
   }
   // The scene to draw, serialized (a JS-owned copy, transferable to the page).
   val scene() const {
     if (!document_) return val::null();
-    auto bytes = document_->scene_bytes();
-    if (!bytes) return val::null();
-    return to_uint8_array(*bytes);
+    auto scene = document_->scene();
+    if (!scene) return val::null();
+    return to_uint8_array(sceneria::scene::serialize(*scene));
   }
   void close() { document_.reset(); }
 
@@ -90,77 +111,105 @@ class DocumentBinding {
   std::unique_ptr<sceneria::Document> document_;
 };
 
-val demo_module() { return to_uint8_array(sceneria::eu7b::demo_module()); }
+// The registry, for the worker and the page: {"formats":[...],"accept":".eu7,..."}.
+std::string formats() {
+  return to_text({{"formats", sceneria::formats_json()}, {"accept", sceneria::accepted_extensions()}});
+}
 
-// A module opened by URL (or a lazily read File) in the parse worker: the worker fetches the
-// ranges this asks for and hands them back (see web/worker.js).
+// The format of a file from its first bytes: {"ok":true,"id","streams"} or {"ok":false,"error"}.
+std::string detect(const val& head, const std::string& name, double size) {
+  const auto bytes = copy_bytes(head);
+  auto format = sceneria::detect(bytes, name, static_cast<std::uint64_t>(size));
+  if (!format) return to_text({{"ok", false}, {"error", error_json(format.error())}});
+  return to_text({{"ok", true}, {"id", (*format)->id}, {"streams", (*format)->open_remote != nullptr}});
+}
+
+// The renderer's material test scene, serialized (src/scene/material_board.hpp).
+val material_board() { return to_uint8_array(sceneria::scene::serialize(sceneria::scene::material_board())); }
+
+// {name, bytes}: the file the page opens first.
+val demo_file() {
+  auto [name, bytes] = sceneria::demo_file();
+  val out = val::object();
+  out.set("name", name);
+  out.set("bytes", to_uint8_array(bytes));
+  return out;
+}
+
+// A document that streams (a URL, or a File too big to read whole), whatever its format: the
+// worker fetches the ranges this asks for and hands them back (see web/worker.js).
 class StreamBinding {
  public:
-  StreamBinding(double size, const std::string& name) : stream_(static_cast<std::uint64_t>(size), name) {}
-  void addBytes(double offset, const val& bytes) { stream_.add_bytes(static_cast<std::uint64_t>(offset), copy_bytes(bytes)); }
-  // {"need":[begin,end]} | {"ok":true,"summary":…,"kinds":…,"start":[x,y,z]} | {"ok":false,"error":…}
+  StreamBinding(double size, const std::string& name, const std::string& format_id) {
+    if (const sceneria::Format* f = sceneria::find_format(format_id); f && f->open_remote)
+      stream_ = f->open_remote(static_cast<std::uint64_t>(size), name);
+  }
+  bool valid() const { return stream_ != nullptr; }
+  void addBytes(double offset, const val& bytes) { stream_->add_bytes(static_cast<std::uint64_t>(offset), copy_bytes(bytes)); }
+  // {"need":[begin,end]} | {"ok":true,"summary":…,"lists":…,"start":[x,y,z]} | {"ok":false,"error":…}
   std::string open() {
-    auto r = stream_.open();
-    nlohmann::ordered_json out;
-    if (!r) {
-      const sceneria::Error& e = r.error();
-      out["ok"] = false;
-      out["error"] = {{"code", std::string(sceneria::errc_name(e.code))}, {"offset", e.offset}, {"message", e.message}};
-      return to_text(out);
-    }
-    if (*r) {
-      out["need"] = {(*r)->begin, (*r)->end};
-      return to_text(out);
-    }
-    out["ok"] = true;
-    out["summary"] = sceneria::eu7b::summary_json(stream_.module(), 200);
-    browser_ = std::make_unique<sceneria::eu7b::RecordBrowser>(stream_.module());
-    out["kinds"] = nlohmann::ordered_json::array();
-    for (const auto& k : browser_->kinds()) out["kinds"].push_back({{"id", k.id}, {"label", k.label}, {"count", k.count}});
-    const glm::dvec3 start = stream_.start_position();
+    auto r = stream_->open();
+    if (!r) return to_text({{"ok", false}, {"error", error_json(r.error())}});
+    if (*r) return to_text({{"need", {(*r)->begin, (*r)->end}}});
+    nlohmann::ordered_json out = opened_json(*stream_, 200);
+    const glm::dvec3 start = stream_->start_position();
     out["start"] = {start.x, start.y, start.z};
+    const sceneria::scene::Grid grid = stream_->grid();
+    out["grid"] = {{"cell", grid.cell}, {"centre", grid.centre}};
     return to_text(out);
   }
-  val staticScene() { return to_uint8_array(sceneria::scene::serialize(stream_.static_scene())); }
-  // {"requests":[{row,col,begin,end}],"cancel":[{row,col}],"evict":[{row,col}],"inFlight":…,…}
+  val staticScene() { return to_uint8_array(sceneria::scene::serialize(stream_->static_scene())); }
+  // {"reads":[{begin,end,parts:[{row,col,begin,end}]}],"cancel":[{row,col}],"evict":[{row,col}],…}:
+  // the sections to fetch, merged into reads by stream::coalesce (small gaps, bounded size).
   std::string update(double x, double y, double z) {
     std::vector<sceneria::stream::SectionId> cancel;
-    const auto requests = stream_.update({x, y, z}, cancel);
+    const auto requests = stream_->update({x, y, z}, cancel);
+    std::vector<sceneria::Span> spans;
+    for (const auto& r : requests) spans.push_back({r.begin, r.end});
     nlohmann::ordered_json out;
-    out["requests"] = nlohmann::ordered_json::array();
-    for (const auto& r : requests) out["requests"].push_back({{"row", r.id.row}, {"col", r.id.col}, {"begin", r.begin}, {"end", r.end}});
+    out["reads"] = nlohmann::ordered_json::array();
+    for (const auto& read : sceneria::stream::coalesce(spans)) {
+      auto parts = nlohmann::ordered_json::array();
+      for (std::size_t i : read.parts) {
+        const auto& r = requests[i];
+        parts.push_back({{"row", r.id.row}, {"col", r.id.col}, {"begin", r.begin}, {"end", r.end}});
+      }
+      out["reads"].push_back({{"begin", read.span.begin}, {"end", read.span.end}, {"parts", std::move(parts)}});
+    }
+    out["sections"] = requests.size();
     out["cancel"] = nlohmann::ordered_json::array();
     for (const auto& id : cancel) out["cancel"].push_back({{"row", id.row}, {"col", id.col}});
     out["evict"] = nlohmann::ordered_json::array();
-    for (const auto& id : stream_.evict({x, y, z})) out["evict"].push_back({{"row", id.row}, {"col", id.col}});
-    out["inFlight"] = stream_.streamer().in_flight();
-    out["ready"] = stream_.streamer().ready();
-    out["resident"] = stream_.streamer().resident();
-    out["errors"] = stream_.take_errors();  // sections that failed to decode (on the pool's threads)
-    out["strings"] = {stream_.strings_loaded(), stream_.string_count()};
-    out["decodedOffThread"] = stream_.decoded_off_thread();
+    for (const auto& id : stream_->evict({x, y, z})) out["evict"].push_back({{"row", id.row}, {"col", id.col}});
+    out["inFlight"] = stream_->streamer().in_flight();
+    out["ready"] = stream_->streamer().ready();
+    out["resident"] = stream_->streamer().resident();
+    out["errors"] = stream_->take_errors();  // sections that failed to decode (on the pool's threads)
+    const auto [loaded, total] = stream_->late_progress();
+    out["late"] = {loaded, total};
+    out["decodedOffThread"] = stream_->decoded_off_thread();
     return to_text(out);
   }
-  // [begin, end] of the next piece of STRS to fetch (model names), or null.
-  std::string stringsRequest(double piece) {
-    const auto span = stream_.strings_request(static_cast<std::uint64_t>(piece));
+  // [begin, end] of the next piece of late data to fetch (EU7B: model names), or null.
+  std::string lateRequest(double piece) {
+    const auto span = stream_->late_request(static_cast<std::uint64_t>(piece));
     return span ? to_text(nlohmann::ordered_json{span->begin, span->end}) : "null";
   }
-  std::string stringsBytes(double offset, const val& bytes) {
-    const sceneria::Error e = stream_.strings_bytes(static_cast<std::uint64_t>(offset), copy_bytes(bytes));
+  std::string lateBytes(double offset, const val& bytes) {
+    const sceneria::Error e = stream_->late_bytes(static_cast<std::uint64_t>(offset), copy_bytes(bytes));
     return e ? e.describe() : std::string();
   }
-  void stringsFailed() { stream_.strings_failed(); }
+  void lateFailed() { stream_->late_failed(); }
   std::string sectionBytes(int row, int col, const val& bytes) {
     const auto data = copy_bytes(bytes);
-    const sceneria::Error e = stream_.section_bytes({row, col}, data);
+    const sceneria::Error e = stream_->section_bytes({row, col}, data);
     return e ? e.describe() : std::string();
   }
-  void sectionFailed(int row, int col) { stream_.section_failed({row, col}); }
+  void sectionFailed(int row, int col) { stream_->section_failed({row, col}); }
   // [row, col, state, row, col, state, …]: 0 idle, 1 loading, 2 decoded, 3 resident.
   val grid() const {
     std::vector<std::int32_t> out;
-    for (const auto& [id, state] : stream_.streamer().states()) {
+    for (const auto& [id, state] : stream_->streamer().states()) {
       out.push_back(id.row);
       out.push_back(id.col);
       out.push_back(static_cast<std::int32_t>(state));
@@ -170,24 +219,22 @@ class StreamBinding {
     return array;
   }
   val applyOne(double x, double y, double z) {
-    auto delta = stream_.apply_one({x, y, z});
+    auto delta = stream_->apply_one({x, y, z});
     if (!delta) return val::null();
     return to_uint8_array(sceneria::scene::serialize(*delta));
   }
-  std::string rows(const std::string& kind, double first, double count) const {
-    return browser_ ? to_text(browser_->rows(kind, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count))) : "[]";
+  std::string rows(const std::string& list, double first, double count) const {
+    return to_text(stream_->rows(list, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
   }
-  std::string search(const std::string& kind, const std::string& query, double limit) const {
-    return browser_ ? to_text(browser_->search(kind, query, static_cast<std::uint64_t>(limit))) : "[]";
+  std::string search(const std::string& list, const std::string& query, double limit) const {
+    return to_text(stream_->search(list, query, static_cast<std::uint64_t>(limit)));
   }
-  std::string record(const std::string& kind, double index) const {
-    if (kind == "pack_models") return to_text(stream_.pack_record(static_cast<std::uint64_t>(index)));
-    return browser_ ? to_text(browser_->record(kind, static_cast<std::uint64_t>(index))) : "null";
+  std::string record(const std::string& list, double index) const {
+    return to_text(stream_->record(list, static_cast<std::uint64_t>(index)));
   }
 
  private:
-  sceneria::stream::Eu7bStream stream_;
-  std::unique_ptr<sceneria::eu7b::RecordBrowser> browser_;
+  std::unique_ptr<sceneria::stream::RemoteDocument> stream_;
 };
 
 class Viewer {
@@ -336,18 +383,22 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("scene", &DocumentBinding::scene)
       .function("search", &DocumentBinding::search)
       .function("close", &DocumentBinding::close);
-  emscripten::function("demoModule", &demo_module);
+  emscripten::function("demoFile", &demo_file);
+  emscripten::function("materialBoard", &material_board);
+  emscripten::function("formats", &formats);
+  emscripten::function("detect", &detect);
   emscripten::class_<StreamBinding>("Stream")
-      .constructor<double, std::string>()
+      .constructor<double, std::string, std::string>()
+      .function("valid", &StreamBinding::valid)
       .function("addBytes", &StreamBinding::addBytes)
       .function("open", &StreamBinding::open)
       .function("staticScene", &StreamBinding::staticScene)
       .function("update", &StreamBinding::update)
       .function("sectionBytes", &StreamBinding::sectionBytes)
       .function("sectionFailed", &StreamBinding::sectionFailed)
-      .function("stringsRequest", &StreamBinding::stringsRequest)
-      .function("stringsBytes", &StreamBinding::stringsBytes)
-      .function("stringsFailed", &StreamBinding::stringsFailed)
+      .function("lateRequest", &StreamBinding::lateRequest)
+      .function("lateBytes", &StreamBinding::lateBytes)
+      .function("lateFailed", &StreamBinding::lateFailed)
       .function("grid", &StreamBinding::grid)
       .function("applyOne", &StreamBinding::applyOne)
       .function("rows", &StreamBinding::rows)

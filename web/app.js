@@ -49,25 +49,40 @@ function showSummary(name, s) {
   $('file-name').textContent = name;
   $('file-format').textContent = `${s.format.toUpperCase()} version ${s.version}`;
   $('file-size').textContent = `${number.format(s.size)} bytes`;
-  $('file-strings').textContent = number.format(s.strings);
-  $('file-chunk-count').textContent = number.format(s.chunks.length);
+  const hasStrings = s.strings !== undefined;
+  $('file-strings').hidden = $('file-strings-label').hidden = !hasStrings;
+  $('file-strings').textContent = hasStrings ? number.format(s.strings) : '';
+  // What the format is made of (chunks, blocks…), as the document describes it.
+  const structure = s.structure || [];
+  const partName = s.structureName || 'parts';
+  $('file-structure-label').textContent = partName[0].toUpperCase() + partName.slice(1);
+  $('structure-title').textContent = $('file-structure-label').textContent;
+  $('file-chunk-count').textContent = number.format(structure.length);
 
-  const body = $('chunks').tBodies[0];
-  body.replaceChildren(...s.chunks.map((c, i) => {
+  const body = $('structure').tBodies[0];
+  body.replaceChildren(...structure.map((c, i) => {
     const row = document.createElement('tr');
-    if (c.known === false) { row.className = 'unknown'; row.title = 'unknown chunk: listed and skipped'; }
-    const records = c.records === undefined ? '' : number.format(c.records);
-    for (const [text, cls, title] of [[String(i), ''], [c.id, 'id'], [number.format(c.offset), 'num', hex(c.offset)],
-                                      [number.format(c.size), 'num', `${hex(c.size)} (payload ${number.format(c.size - 8)})`],
-                                      [records, 'num']]) {
+    if (c.note) { row.className = 'unknown'; row.title = c.note; }
+    const count = c.count === undefined ? '' : number.format(c.count);
+    for (const [text, cls, title] of [[String(i), ''], [c.name, 'id'], [number.format(c.offset), 'num', hex(c.offset)],
+                                      [number.format(c.size), 'num', hex(c.size)], [count, 'num']]) {
       const cell = document.createElement('td');
       cell.textContent = text;
       if (cls) cell.className = cls;
       if (title) cell.title = title;
       row.append(cell);
     }
-    row.dataset.chunk = c.id;
+    row.dataset.part = c.name;
     return row;
+  }));
+
+  const missing = s.missingFiles || [];
+  $('missing').hidden = missing.length === 0;
+  $('missing-count').textContent = `(${number.format(missing.length)})`;
+  $('missing-files').replaceChildren(...missing.map((path) => {
+    const li = document.createElement('li');
+    li.textContent = path;
+    return li;
   }));
 
   const sample = (s.stringSample || []).slice(0, STRING_ROWS);
@@ -77,7 +92,7 @@ function showSummary(name, s) {
     return li;
   }));
   $('strings-shown').textContent = s.strings > sample.length ? `(first ${sample.length} of ${number.format(s.strings)})` : '';
-  status(`${name}: ${s.format.toUpperCase()} v${s.version}, ${s.chunks.length} chunks`);
+  status(`${name}: ${s.format.toUpperCase()} v${s.version}, ${number.format(structure.length)} ${partName}`);
 }
 
 // ---- records list and search ----
@@ -239,6 +254,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   setProgress(`reading ${name}`, 0);
   const result = await request;
   if (ticket !== latest) return;  // superseded by a newer file
+  if (result.name) name = result.name;  // the demo is named by the format that made it
   setProgress(null);
   window.sceneria.lastResult = { name, ...result, reloaded: Boolean(result.reloaded || reloaded), scene: undefined };
   openDoc = result.doc || 0;
@@ -248,7 +264,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   clearSelection();
   if (result.ok) {
     showSummary(name, result.summary);
-    showKinds(result.kinds);
+    showKinds(result.lists);
     loadScene(result.scene);
     if (window.sceneria.lastResult.reloaded) {
       notice('the file changed on the server while it was open: reloaded');
@@ -346,7 +362,9 @@ function drawMinimap(s, camX, camZ) {
     }
   }
   ctx.putImageData(image, 0, 0);
-  const col = camX / 1000 + 250, row = camZ / 1000 + 250;
+  // The document's section grid (cell size and the origin's offset in cells).
+  const grid = streaming?.grid || { cell: 1000, centre: 0 };
+  const col = camX / grid.cell + grid.centre, row = camZ / grid.cell + grid.centre;
   ctx.fillStyle = '#ff4040';
   ctx.beginPath();
   ctx.arc(4 + (col - c0) * cell, height - 4 - (row - r0) * cell, 3, 0, 2 * Math.PI);
@@ -418,19 +436,68 @@ $('share').addEventListener('click', async () => {
   try { await navigator.clipboard.writeText(link); status('link copied'); } catch { status('link ready to copy'); }
 });
 
-function openFile(file) {
+// `assets`: [{path, file}] opened with it (a dropped folder, several files): what it refers to.
+function openFile(file, assets = []) {
   clearNotices();
   const ticket = latest + 1;
   return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
     if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
-  }));
+  }, assets));
+}
+
+// Several files or a folder: the document is the first file a registered format claims by its
+// extension (in the registry's order), the rest are the files it may refer to.
+let accepted = [];
+parser.formats().then((r) => {
+  accepted = r.accept.split(',').filter(Boolean);
+  $('file-input').accept = r.accept;
+});
+function openFiles(entries) {
+  if (!entries.length) return;
+  const rank = (path) => {
+    const lower = path.toLowerCase();
+    const i = accepted.findIndex((ext) => lower.endsWith(ext));
+    return i < 0 ? Infinity : i;
+  };
+  const sorted = entries.slice().sort((a, b) => rank(a.path) - rank(b.path) || a.path.split('/').length - b.path.split('/').length);
+  const main = sorted[0];
+  if (entries.length > 1 && rank(main.path) === Infinity) {
+    status(`no file here that sceneria can open (${accepted.join(' ')})`);
+    return;
+  }
+  openFile(main.file, entries.length > 1 ? entries.filter((e) => e !== main) : []);
 }
 
 $('file-input').addEventListener('change', (e) => {
-  const [file] = e.target.files;
-  if (file) openFile(file);
+  openFiles([...e.target.files].map((file) => ({ path: file.name, file })));
   e.target.value = '';  // picking the same file again must reload it
 });
+$('folder-input').addEventListener('change', (e) => {
+  openFiles([...e.target.files].map((file) => ({ path: file.webkitRelativePath || file.name, file })));
+  e.target.value = '';
+});
+
+// A dropped folder arrives as directory entries: walk them for the files and their paths.
+async function droppedEntries(dataTransfer) {
+  const roots = [...dataTransfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!roots.length) return [...dataTransfer.files].map((file) => ({ path: file.name, file }));
+  const out = [];
+  const walk = async (entry, prefix) => {
+    if (entry.isFile) {
+      const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
+      out.push({ path: prefix + entry.name, file });
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {  // readEntries answers in batches until an empty one
+        const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+        if (!batch.length) break;
+        for (const child of batch) await walk(child, `${prefix}${entry.name}/`);
+      }
+    }
+  };
+  for (const root of roots) await walk(root, '');
+  return out;
+}
 
 let dragDepth = 0;
 window.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; $('drop-hint').hidden = false; });
@@ -440,8 +507,7 @@ window.addEventListener('drop', (e) => {
   e.preventDefault();
   dragDepth = 0;
   $('drop-hint').hidden = true;
-  const [file] = e.dataTransfer.files;
-  if (file) openFile(file);
+  droppedEntries(e.dataTransfer).then(openFiles).catch((error) => status(`could not read the dropped files: ${error.message}`));
 });
 
 // ---- picking on the canvas ----
@@ -510,8 +576,8 @@ setInterval(() => {
     const t = streaming.stats;
     lines.push(`stream      ${mb(t.bytes)} of ${mb(t.size)} (${(100 * t.bytes / t.size).toFixed(1)} %), ${t.requests} requests`);
     lines.push(`            sections ${t.resident} resident, ${t.inFlight} loading, ${t.ready} ready`);
-    if (t.strings && t.strings[0] < t.strings[1])
-      lines.push(`            names ${number.format(t.strings[0])} of ${number.format(t.strings[1])} loaded`);
+    if (t.late && t.late[0] < t.late[1])
+      lines.push(`            names ${number.format(t.late[0])} of ${number.format(t.late[1])} loaded`);
   }
   $('stats').textContent = lines.join('\n');
 }, 300);
@@ -534,7 +600,7 @@ window.addEventListener('keydown', (e) => {
 // for looking at exactly what is resident.
 function pauseStreaming(on) { streamPaused = Boolean(on); }
 
-window.sceneria = { parser, viewer: null, lastResult: null, openFile, openUrl, recordList, screenshot, inspect,
+window.sceneria = { parser, viewer: null, lastResult: null, openFile, openFiles, openUrl, recordList, screenshot, inspect,
                     shareLink, pauseStreaming, stream: null };
 
 // Start: a shared link or ?src= opens that scenery; otherwise the built-in demo. A link pasted
@@ -553,7 +619,7 @@ function openLink(hash) {
 {
   const query = new URLSearchParams(location.search);
   const start = location.hash || (query.has('src') ? `v=1&src=${encodeURIComponent(query.get('src'))}` : '');
-  if (!openLink(start)) open('demo.eu7', parser.inspectDemo());
+  if (!openLink(start)) open('demo', parser.inspectDemo());
 }
 window.addEventListener('hashchange', () => openLink(location.hash));
 

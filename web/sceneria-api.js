@@ -36,11 +36,17 @@ export class Parser {
     });
   }
 
-  // Resolves to {ok: true, summary, kinds, doc, scene} or {ok: false, error: {code, offset,
-  // message}}. The file becomes the worker's open document (replacing the previous one);
-  // `scene` is the serialized scene for Viewer.loadScene. onProgress({phase, fraction}).
-  inspect(file, onProgress) {
-    return this.#request({ kind: 'file', name: file.name, file }, onProgress);
+  // Resolves to {ok: true, format, headline, summary, lists, doc, scene} or {ok: false, error:
+  // {code, offset, message, file}}. The file becomes the worker's open document (replacing the
+  // previous one); `scene` is the serialized scene for Viewer.loadScene. onProgress({phase,
+  // fraction}). `assets`: [{path, file}] it may refer to (models, textures, includes); what it
+  // names and is not among them is listed in summary.missingFiles.
+  inspect(file, onProgress, assets = []) {
+    return this.#request({ kind: 'file', name: file.name, file, assets }, onProgress);
+  }
+  // The registry: {formats: [{id, name, extensions, reads, streams, writes}], accept: ".eu7,…"}.
+  formats() {
+    return this.#request({ kind: 'formats' });
   }
   inspectBuffer(buffer, name) {
     return this.#request({ kind: 'buffer', name, buffer });
@@ -53,14 +59,15 @@ export class Parser {
     return this.#request({ kind: 'url', url: new URL(url, location.href).href, name, fetch }, onProgress);
   }
   // A camera tick for a streamed scenery: {delta (scene bytes or null), evict: [{row, col}],
-  // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices, strings: [loaded,
-  // total] (model names load after the view), decodedOffThread}}; null if stale.
+  // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices, late: [loaded,
+  // total] (data read after the view, EU7B's model names), decodedOffThread}}; null if stale.
   async camera(doc, x, y, z) {
     const r = await this.#request({ kind: 'camera', doc, x, y, z });
     return r.stale ? null : r;
   }
+  // The registry's demo file; resolves like inspect(), plus its `name`.
   inspectDemo() {
-    return this.#request({ kind: 'demo', name: 'demo.eu7' });
+    return this.#request({ kind: 'demo' });
   }
   // Rows [{i, name, detail}] of one record list of the open document `doc`; null if superseded.
   async rows(doc, list, first, count) {
@@ -102,5 +109,8 @@ export async function startViewer(canvas) {
   const viewer = new module.Viewer();
   const error = viewer.start();
   if (error) throw new Error(error);
+  // The renderer's material test scene (serialized; viewer.loadScene takes it): see
+  // src/scene/material_board.hpp.
+  viewer.materialBoard = () => module.materialBoard();
   return viewer;
 }

@@ -52,7 +52,21 @@ function fetchOptions(request) {
 }
 
 async function openUrl(m, request, progress) {
-  return openStream(m, new RangeFetcher(request.url, fetchOptions(request)), request, progress);
+  return openRanges(m, new RangeFetcher(request.url, fetchOptions(request)), request, progress);
+}
+
+// Files dropped beside the document (a folder, several files): the C++ asset resolver asks for
+// them by index and reads them synchronously (FileReaderSync exists in workers for this).
+function assetsOf(request) {
+  if (!request.assets?.length) return null;
+  const files = request.assets;
+  return {
+    paths: files.map((a) => a.path),
+    read(index) {
+      const file = files[index]?.file;
+      return file ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(file)) : null;
+    },
+  };
 }
 
 // The open in progress: a newer file or link aborts the reads of the one it replaces, so a
@@ -64,10 +78,12 @@ function startOpening() {
   return opening.signal;
 }
 
-async function openStream(m, fetcher, request, progress, signal = startOpening()) {
+// A URL or a big File: the first read learns the size and the format. A format that streams is
+// opened from ranges; any other is read whole and opened like a dropped file.
+async function openRanges(m, fetcher, request, progress, signal = startOpening()) {
   let changed = false;
   fetcher.onChange = () => { changed = true; };
-  // The first read learns the size; a file under 64 KiB answers 416 with it, then is read whole.
+  // A file under 64 KiB answers 416 with its size, then is read whole.
   let head;
   try {
     head = await fetcher.read(0, 65536, signal);
@@ -76,7 +92,20 @@ async function openStream(m, fetcher, request, progress, signal = startOpening()
     head = await fetcher.read(0, fetcher.size, signal);
   }
   const size = fetcher.size ?? head.length;
-  const wasm = new m.Stream(size, request.name);
+  const format = JSON.parse(m.detect(head.subarray(0, 4096), request.name, size));
+  if (!format.ok) {
+    closeStream();
+    return { ok: false, error: format.error, doc: ++documentId };
+  }
+  if (!format.streams) {
+    const bytes = head.length >= size ? head : await fetcher.read(0, size, signal);
+    return openWhole(m, bytes, request, progress);
+  }
+  return openStream(m, fetcher, request, progress, signal, { head, size, format: format.id, changed: () => changed });
+}
+
+async function openStream(m, fetcher, request, progress, signal, { head, size, format, changed }) {
+  const wasm = new m.Stream(size, request.name, format);
   wasm.addBytes(0, head);
   let result;
   try {
@@ -92,9 +121,9 @@ async function openStream(m, fetcher, request, progress, signal = startOpening()
     throw e;
   }
   // The file changed while its header was read: start over once with fresh caches.
-  if (changed && request.url && !request.reloaded) {
+  if (changed() && request.url && !request.reloaded) {
     wasm.delete();
-    return openStream(m, new RangeFetcher(request.url, fetchOptions(request)), { ...request, reloaded: true }, progress, signal);
+    return openRanges(m, new RangeFetcher(request.url, fetchOptions(request)), { ...request, reloaded: true }, progress, signal);
   }
   result.doc = ++documentId;
   result.reloaded = Boolean(request.reloaded);
@@ -106,7 +135,7 @@ async function openStream(m, fetcher, request, progress, signal = startOpening()
   stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false };
   fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
-  result.stream = { url: request.url ?? null, size, start: result.start, bytes: fetcher.bytes, requests: fetcher.requests };
+  result.stream = { url: request.url ?? null, size, start: result.start, grid: result.grid, bytes: fetcher.bytes, requests: fetcher.requests };
   return result;
 }
 
@@ -132,19 +161,9 @@ function cameraTick(request) {
     read.members.delete(key);
     if (read.members.size === 0) read.controller.abort();
   }
-  // Sections stored next to each other (PACK keeps a row's sections together) are fetched in one
-  // read when the gap is small (64 KiB) and the read stays under 8 MiB.
-  const wanted = u.requests.slice().sort((a, b) => a.begin - b.begin);
-  const groups = [];
-  for (const r of wanted) {
-    const last = groups[groups.length - 1];
-    if (last && r.begin >= last.end && r.begin - last.end <= 65536 && r.end - last.begin <= 8 << 20) {
-      last.end = r.end;
-      last.parts.push(r);
-    } else {
-      groups.push({ begin: r.begin, end: r.end, parts: [r] });
-    }
-  }
+  // Sections stored next to each other are fetched in one read: the core merged them (small gaps,
+  // bounded size; stream::coalesce).
+  const groups = u.reads;
   for (const g of groups) {
     const read = { controller: new AbortController(), members: new Set(g.parts.map((p) => `${p.row},${p.col}`)) };
     for (const key of read.members) s.reads.set(key, read);
@@ -168,10 +187,10 @@ function cameraTick(request) {
       }
     });
   }
-  fetchStrings(s);
+  fetchLate(s);
   s.errors.push(...u.errors);
   s.readsIssued = (s.readsIssued || 0) + groups.length;
-  s.sectionsRequested = (s.sectionsRequested || 0) + wanted.length;
+  s.sectionsRequested = (s.sectionsRequested || 0) + u.sections;
   const delta = s.wasm.applyOne(x, y, z);
   const errors = s.errors.splice(0);
   s.ticks = (s.ticks || 0) + 1;
@@ -180,28 +199,28 @@ function cameraTick(request) {
   return {
     delta, evict: u.evict, errors, grid,
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
-             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), strings: u.strings,
+             ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), late: u.late,
              decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,
              reads: s.readsIssued || 0, sectionsRequested: s.sectionsRequested || 0 },
   };
 }
 
-// Model names (STRS past the header's strings), a piece at a time: at once when a decoded section
-// waits for its models' file names, otherwise only while no section is loading.
-function fetchStrings(s) {
-  if (performance.now() < (s.stringsRetryAt || 0)) return;
-  const want = JSON.parse(s.wasm.stringsRequest(1 << 20));
+// Data the document reads after opening (EU7B: model names), a piece at a time, when the
+// document asks for it (at once when a decoded section waits for it, otherwise when idle).
+function fetchLate(s) {
+  if (performance.now() < (s.lateRetryAt || 0)) return;
+  const want = JSON.parse(s.wasm.lateRequest(1 << 20));
   if (!want) return;
   const [begin, end] = want;
   s.fetcher.read(begin, end).then((bytes) => {
     if (stream !== s) return;
-    const error = s.wasm.stringsBytes(begin, bytes);
-    if (error) s.errors.push(`model names could not be read: ${error}`);
+    const error = s.wasm.lateBytes(begin, bytes);
+    if (error) s.errors.push(`names could not be read: ${error}`);
   }).catch((e) => {
     if (stream !== s) return;
-    s.wasm.stringsFailed();
-    s.stringsRetryAt = performance.now() + 5000;
-    s.errors.push(`model names could not be loaded (trying again): ${e.message}`);
+    s.wasm.lateFailed();
+    s.lateRetryAt = performance.now() + 5000;
+    s.errors.push(`names could not be loaded (trying again): ${e.message}`);
   });
 }
 
@@ -242,26 +261,40 @@ async function handle(request, progress) {
     case 'record':
       if (request.doc !== documentId) return { stale: true };
       return { record: JSON.parse(source.record(request.list, request.index)) };
+    case 'formats':
+      return JSON.parse(m.formats());
     default: {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {
-        return openStream(m, new FileRanges(request.file), { name: request.name }, progress);
+        return openRanges(m, new FileRanges(request.file), request, progress);
       }
       startOpening();
-      closeStream();
-      const bytes = request.kind === 'demo' ? m.demoModule()
-        : request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);
-      progress('parsing', 0);
-      const started = performance.now();
-      const result = JSON.parse(document.open(bytes, request.name, 200));
-      result.parseMs = performance.now() - started;
-      result.doc = ++documentId;
-      if (result.ok) {
-        progress('building the scene', 0);
-        result.scene = document.scene();
+      let bytes, name = request.name;
+      if (request.kind === 'demo') {
+        const demo = m.demoFile();
+        bytes = demo.bytes;
+        name = demo.name;
+      } else {
+        bytes = request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);
       }
-      return result;
+      return { ...(await openWhole(m, bytes, { ...request, name }, progress)), name };
     }
   }
+}
+
+// A file in memory, any format: parsed, then its scene built.
+async function openWhole(m, bytes, request, progress) {
+  closeStream();
+  if (!document) document = new m.Document();
+  progress('parsing', 0);
+  const started = performance.now();
+  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request)));
+  result.parseMs = performance.now() - started;
+  result.doc = ++documentId;
+  if (result.ok) {
+    progress('building the scene', 0);
+    result.scene = document.scene();
+  }
+  return result;
 }
 
 self.onmessage = async (event) => {

@@ -22,7 +22,8 @@ std::string_view errc_name(Errc code) {
 std::string hex_offset(std::uint64_t offset) { return fmt::format("{:#x}", offset); }
 
 std::string Error::describe() const {
-  return fmt::format("{} at {}: {}", errc_name(code), hex_offset(offset), message);
+  if (line == 0) return fmt::format("{} at {}: {}", errc_name(code), hex_offset(offset), message);
+  return fmt::format("{} at {} (line {}, column {}): {}", errc_name(code), hex_offset(offset), line, column, message);
 }
 
 }  // namespace sceneria

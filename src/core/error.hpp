@@ -25,13 +25,31 @@ enum class Errc : std::uint8_t {
 std::string_view errc_name(Errc code);
 
 struct Error {
+  Error() = default;
+  Error(Errc c, std::uint64_t at, std::string what) : code(c), offset(at), message(std::move(what)) {}
+
   Errc code = Errc::ok;
   std::uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
   std::string message;       // complete sentence including the context ("chunk STRS at 0x8: ...")
+  // Which file (a document reads includes, models and textures beside its own bytes) and, for
+  // text formats, the 1-based line and column; 0 when the format has no lines. The registry
+  // fills `file` with the source's name when a reader leaves it empty.
+  std::string file;
+  std::uint32_t line = 0, column = 0;
 
   explicit operator bool() const { return code != Errc::ok; }
-  // "truncated at 0x1f2c: chunk PACK at 0x1f2c: ..." style one-liner for logs and the CLI.
+  // "truncated at 0x1f2c: chunk PACK at 0x1f2c: ..." style one-liner for logs and the CLI; with a
+  // line, "bad_value at 0x1f2c (line 12, column 5): ...".
   std::string describe() const;
+};
+
+// Something a reader noticed and got past (a value out of range, a file it could not find): the
+// same location as an Error, never fatal.
+struct Warning {
+  std::string file;
+  std::uint64_t offset = 0;
+  std::uint32_t line = 0, column = 0;
+  std::string message;
 };
 
 template <class T>

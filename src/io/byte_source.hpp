@@ -11,6 +11,11 @@
 
 namespace sceneria {
 
+// A byte range of a file, [begin, end).
+struct Span {
+  std::uint64_t begin = 0, end = 0;
+};
+
 class ByteSource {
  public:
   virtual ~ByteSource() = default;

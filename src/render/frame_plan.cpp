@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 namespace sceneria {
 
@@ -37,13 +38,8 @@ void prepare_section(const scene::Scene& scene, std::size_t s, PreparedScene& ou
   list.clear();
   list.reserve(scene.sections[s].instances.size());
   for (const scene::Instance& i : scene.sections[s].instances) {
-    // MaSzyna applies Y, then X, then Z rotations (degrees), then scale.
-    glm::mat4 r(1.0f);
-    r = glm::rotate(r, glm::radians(i.angles.y), glm::vec3(0, 1, 0));
-    r = glm::rotate(r, glm::radians(i.angles.x), glm::vec3(1, 0, 0));
-    r = glm::rotate(r, glm::radians(i.angles.z), glm::vec3(0, 0, 1));
-    list.push_back({i.offset, glm::mat3(r) * glm::mat3(glm::scale(glm::mat4(1.0f), i.scale)), i.mesh, i.range_sq_min,
-                    i.range_sq_max, i.object});
+    const glm::mat3 basis = glm::mat3_cast(i.rotation) * glm::mat3(glm::scale(glm::mat4(1.0f), i.scale));
+    list.push_back({i.offset, basis, i.mesh, i.range_sq_min, i.range_sq_max, i.object});
   }
 }
 

@@ -70,16 +70,19 @@ void main() { o_color = shade(v_color, v_normal, u_lit, v_distance, v_object); }
 constexpr const char* kInstancedVertex = R"(#version 300 es
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec2 a_uv;
 layout(location = 4) in vec4 a_row0;  // per instance: 3x4 matrix rows, translation camera-relative
 layout(location = 5) in vec4 a_row1;
 layout(location = 6) in vec4 a_row2;
 layout(location = 7) in uint a_object;
 uniform mat4 u_view_projection;
 out vec3 v_normal;
+out vec2 v_uv;
 out float v_distance;
 flat out uint v_object;
 void main() {
   vec4 p = vec4(a_position, 1.0);
+  v_uv = a_uv;
   vec3 world = vec3(dot(a_row0, p), dot(a_row1, p), dot(a_row2, p));
   v_normal = vec3(dot(a_row0.xyz, a_normal), dot(a_row1.xyz, a_normal), dot(a_row2.xyz, a_normal));
   v_distance = length(world);
@@ -88,12 +91,23 @@ void main() {
 }
 )";
 
+// A part's material: base colour times texture; mask discards below the cutoff (in the id pass
+// too, so holes are not clickable); blend keeps the alpha; a two-sided back face is lit as front.
 constexpr const char* kInstancedFragment = R"(
 in vec3 v_normal;
+in vec2 v_uv;
 in float v_distance;
 flat in uint v_object;
-uniform vec3 u_color;
-void main() { o_color = shade(u_color, v_normal, 1.0, v_distance, v_object); }
+uniform vec4 u_color;
+uniform sampler2D u_texture;
+uniform int u_alpha_mode;  // 0 opaque, 1 mask, 2 blend
+uniform float u_cutoff;
+void main() {
+  vec4 c = u_color * texture(u_texture, v_uv);
+  if (u_alpha_mode == 1 && c.a < u_cutoff) discard;
+  vec4 lit = shade(c.rgb, gl_FrontFacing ? v_normal : -v_normal, 1.0, v_distance, v_object);
+  o_color = (u_mode == 0 && u_alpha_mode == 2) ? vec4(lit.rgb, c.a) : lit;
+}
 )";
 
 constexpr const char* kSkyVertex = R"(#version 300 es
@@ -209,6 +223,7 @@ Renderer::~Renderer() {
   if (pick_fbo_) glDeleteFramebuffers(1, &pick_fbo_);
   if (pick_color_) glDeleteRenderbuffers(1, &pick_color_);
   if (pick_depth_) glDeleteRenderbuffers(1, &pick_depth_);
+  if (white_texture_) glDeleteTextures(1, &white_texture_);
   for (GLuint p : {static_program_, instanced_program_, sky_program_})
     if (p) glDeleteProgram(p);
 }
@@ -223,6 +238,12 @@ bool Renderer::init(std::string& error) {
   glGenVertexArrays(1, &sky_vao_);
   glGenBuffers(1, &instance_vbo_);
   build_grid();
+  const std::uint32_t white = 0xFFFFFFFFu;
+  glGenTextures(1, &white_texture_);
+  glBindTexture(GL_TEXTURE_2D, white_texture_);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, &white);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
   return true;
@@ -276,6 +297,9 @@ void Renderer::release_scene() {
     glDeleteVertexArrays(1, &m.vao);
   }
   meshes_.clear();
+  for (unsigned t : textures_)
+    if (t) glDeleteTextures(1, &t);
+  textures_.clear();
   scene_bytes_ = 0;
   scene_ = nullptr;
   prepared_ = {};
@@ -314,17 +338,50 @@ void Renderer::set_scene(const scene::Scene* scene) {
   glBindVertexArray(0);
 }
 
+void Renderer::upload_textures() {
+  for (std::size_t k = textures_.size(); k < scene_->textures.size(); ++k) {
+    const scene::Texture& t = scene_->textures[k];
+    unsigned id = 0;
+    // Block-compressed textures are decoded here so every WebGL2 device can draw them; the
+    // extension path (WEBGL_compressed_texture_s3tc) can keep them compressed later.
+    std::vector<std::uint8_t> decoded;
+    const std::vector<std::uint8_t>* pixels = nullptr;
+    if (t.format == scene::Texture::Format::rgba8 && !t.levels.empty()) {
+      pixels = &t.levels[0];
+    } else if (t.format != scene::Texture::Format::none && !t.levels.empty()) {
+      decoded = scene::decode_blocks(t.format, t.width, t.height, t.levels[0]);
+      if (!decoded.empty()) pixels = &decoded;
+    }
+    if (pixels && t.width && t.height && pixels->size() >= std::size_t{t.width} * t.height * 4) {
+      glGenTextures(1, &id);
+      glBindTexture(GL_TEXTURE_2D, id);
+      glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(t.width), static_cast<GLsizei>(t.height), 0, GL_RGBA,
+                   GL_UNSIGNED_BYTE, pixels->data());
+      glGenerateMipmap(GL_TEXTURE_2D);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+      scene_bytes_ += std::size_t{t.width} * t.height * 4 * 4 / 3;
+    }
+    textures_.push_back(id);
+  }
+}
+
 void Renderer::upload_meshes() {
+  upload_textures();
   for (std::size_t k = meshes_.size(); k < scene_->meshes.size(); ++k) {
     const scene::Mesh& m = scene_->meshes[k];
     GpuMesh g;
-    g.color = unpack_rgba(m.color);
-    g.index_count = static_cast<int>(m.indices.size());
+    g.parts = m.parts;
+    if (g.parts.empty()) g.parts.push_back({0, 0, static_cast<std::uint32_t>(m.indices.size())});
     std::vector<float> interleaved;
-    interleaved.reserve(m.positions.size() * 6);
+    interleaved.reserve(m.positions.size() * 8);
     for (std::size_t i = 0; i < m.positions.size(); ++i) {
       const glm::vec3 n = i < m.normals.size() ? m.normals[i] : glm::vec3(0, 1, 0);
-      interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z});
+      const glm::vec2 uv = i < m.uvs.size() ? m.uvs[i] : glm::vec2(0.0f);
+      interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z, uv.x, uv.y});
     }
     glGenVertexArrays(1, &g.vao);
     glBindVertexArray(g.vao);
@@ -333,9 +390,11 @@ void Renderer::upload_meshes() {
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(interleaved.size() * sizeof(float)), interleaved.data(),
                  GL_STATIC_DRAW);
     glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 24, reinterpret_cast<void*>(0));
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 24, reinterpret_cast<void*>(12));
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
     glGenBuffers(1, &g.ibo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(m.indices.size() * 4), m.indices.data(), GL_STATIC_DRAW);
@@ -346,9 +405,25 @@ void Renderer::upload_meshes() {
       glVertexAttribDivisor(a, 1);
     }
     scene_bytes_ += interleaved.size() * sizeof(float) + m.indices.size() * 4;
-    meshes_.push_back(g);
+    meshes_.push_back(std::move(g));
   }
   glBindVertexArray(0);
+}
+
+void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
+  const scene::Material fallback;
+  const scene::Material& mat = part.material < scene_->materials.size() ? scene_->materials[part.material] : fallback;
+  const unsigned texture = mat.texture < textures_.size() && textures_[mat.texture] ? textures_[mat.texture] : white_texture_;
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glUniform4fv(loc(instanced_program_, "u_color"), 1, glm::value_ptr(unpack_rgba(mat.color)));
+  glUniform1i(loc(instanced_program_, "u_alpha_mode"), static_cast<int>(mat.alpha));
+  glUniform1f(loc(instanced_program_, "u_cutoff"), mat.alpha_cutoff);
+  if (mat.two_sided) glDisable(GL_CULL_FACE);
+  else glEnable(GL_CULL_FACE);
+  (void)ids;
+  glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(part.count), GL_UNSIGNED_INT,
+                          reinterpret_cast<void*>(std::uintptr_t{part.first} * 4), static_cast<GLsizei>(plan_.mesh_count[m]));
+  ++stats_.draw_calls;
 }
 
 void Renderer::update_section(std::size_t index) {
@@ -402,20 +477,47 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glUniform1i(loc(instanced_program_, "u_mode"), mode);
     glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
     glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
-    const GLint u_color = loc(instanced_program_, "u_color");
+    glUniform1i(loc(instanced_program_, "u_texture"), 0);
+    glActiveTexture(GL_TEXTURE0);
     glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-    for (std::size_t m = 0; m < meshes_.size(); ++m) {
-      const std::uint32_t count = plan_.mesh_count[m];
-      if (!count) continue;
+    auto bind_instances = [&](std::size_t m) {
       glBindVertexArray(meshes_[m].vao);
       const std::size_t base = plan_.mesh_first[m] * sizeof(InstanceGpu);
       for (GLuint r = 0; r < 3; ++r)
         glVertexAttribPointer(4 + r, 4, GL_FLOAT, GL_FALSE, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 16 * r));
       glVertexAttribIPointer(7, 1, GL_UNSIGNED_INT, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 48));
-      glUniform3fv(u_color, 1, glm::value_ptr(glm::vec3(meshes_[m].color)));
-      glDrawElementsInstanced(GL_TRIANGLES, meshes_[m].index_count, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(count));
-      ++stats_.draw_calls;
+    };
+    auto blended = [&](const scene::Part& p) {
+      return p.material < scene_->materials.size() && scene_->materials[p.material].alpha == scene::Material::Alpha::blend;
+    };
+    // Opaque and masked parts first; blended ones after them, without writing depth (in the id
+    // pass they are solid, so they can be clicked).
+    bool any_blended = false;
+    for (std::size_t m = 0; m < meshes_.size(); ++m) {
+      if (!plan_.mesh_count[m]) continue;
+      bind_instances(m);
+      for (const scene::Part& part : meshes_[m].parts) {
+        if (!ids && blended(part)) {
+          any_blended = true;
+          continue;
+        }
+        draw_part(m, part, ids);
+      }
     }
+    if (any_blended) {
+      glEnable(GL_BLEND);
+      glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+      glDepthMask(GL_FALSE);
+      for (std::size_t m = 0; m < meshes_.size(); ++m) {
+        if (!plan_.mesh_count[m]) continue;
+        bind_instances(m);
+        for (const scene::Part& part : meshes_[m].parts)
+          if (blended(part)) draw_part(m, part, ids);
+      }
+      glDepthMask(GL_TRUE);
+      glDisable(GL_BLEND);
+    }
+    glDisable(GL_CULL_FACE);
   }
   glBindVertexArray(0);
 }

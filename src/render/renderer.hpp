@@ -70,14 +70,16 @@ class Renderer {
   };
   struct GpuMesh {
     unsigned vao = 0, vbo = 0, ibo = 0;
-    int index_count = 0;
-    glm::vec4 color;
+    std::vector<scene::Part> parts;  // one draw each, over all visible instances
   };
   void release_scene();
   void draw_scene(const CameraMatrices& camera, bool ids);
   void plan_and_upload(const CameraMatrices& camera);  // frame plan + one instance-buffer upload
   void build_grid();
-  void upload_meshes();  // meshes the scene has beyond those uploaded
+  void upload_meshes();  // meshes (and textures) the scene has beyond those uploaded
+  void upload_textures();
+  // One part of a mesh over its visible instances, with its material's state.
+  void draw_part(std::size_t mesh, const scene::Part& part, bool ids);
 
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
   unsigned sky_vao_ = 0;
@@ -92,6 +94,8 @@ class Renderer {
   PreparedScene prepared_;
   std::vector<std::vector<GpuBatch>> section_batches_;
   std::vector<GpuMesh> meshes_;
+  std::vector<unsigned> textures_;  // per scene texture: a GL texture, 0 while it has no pixels
+  unsigned white_texture_ = 0;      // bound for untextured materials
   FramePlan plan_;
   PlanSettings settings_;
   std::uint32_t highlight_ = scene::kNoObject;

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace sceneria::scene {
 
-namespace {
-constexpr int kGrid = 500;
-constexpr int kCentre = 250;
-}  // namespace
+int Grid::row_of(double z) const { return static_cast<int>(std::floor(z / cell + centre)); }
+int Grid::col_of(double x) const { return static_cast<int>(std::floor(x / cell + centre)); }
+glm::dvec3 Grid::origin(int row, int col) const { return {(col - centre) * cell, 0.0, (row - centre) * cell}; }
+glm::dvec3 Grid::middle(int row, int col) const { return origin(row, col) + glm::dvec3(cell / 2, 0.0, cell / 2); }
 
 std::uint32_t Scene::add_kind(const std::string& kind) {
   for (std::size_t i = 0; i < kinds.size(); ++i)
@@ -22,25 +23,32 @@ std::uint32_t Scene::add_object(std::uint32_t kind, std::uint64_t index, const g
   return static_cast<std::uint32_t>(objects.size() - 1);
 }
 
-std::uint32_t Scene::add_material(const std::string& texture, std::uint32_t color, bool translucent) {
+std::uint32_t Scene::add_material(const Material& material) {
   if (materials.empty()) materials.push_back({});
   for (std::size_t i = 0; i < materials.size(); ++i)
-    if (materials[i].texture == texture && materials[i].color == color && materials[i].translucent == translucent)
-      return static_cast<std::uint32_t>(i);
-  materials.push_back({texture, color, translucent});
+    if (materials[i] == material) return static_cast<std::uint32_t>(i);
+  materials.push_back(material);
   return static_cast<std::uint32_t>(materials.size() - 1);
 }
 
+std::uint32_t Scene::add_texture(const std::string& name) {
+  for (std::size_t i = 0; i < textures.size(); ++i)
+    if (textures[i].name == name) return static_cast<std::uint32_t>(i);
+  textures.push_back({name, Texture::Format::none, 0, 0, {}});
+  return static_cast<std::uint32_t>(textures.size() - 1);
+}
+
 Section& Scene::section_at(const glm::dvec3& world) {
-  if (section_lookup_.empty()) section_lookup_.assign(kGrid * kGrid, -1);
-  const int row = std::clamp(static_cast<int>(std::floor(world.z / kSectionSize + kCentre)), 0, kGrid - 1);
-  const int col = std::clamp(static_cast<int>(std::floor(world.x / kSectionSize + kCentre)), 0, kGrid - 1);
-  std::int32_t& slot = section_lookup_[static_cast<std::size_t>(row) * kGrid + static_cast<std::size_t>(col)];
+  const int cells = std::clamp(grid.cells, 1, 4096);
+  if (section_lookup_.empty()) section_lookup_.assign(static_cast<std::size_t>(cells) * cells, -1);
+  const int row = std::clamp(grid.row_of(world.z), 0, cells - 1);
+  const int col = std::clamp(grid.col_of(world.x), 0, cells - 1);
+  std::int32_t& slot = section_lookup_[static_cast<std::size_t>(row) * cells + static_cast<std::size_t>(col)];
   if (slot < 0) {
     Section s;
     s.row = row;
     s.col = col;
-    s.origin = {(col - kCentre) * kSectionSize, 0.0, (row - kCentre) * kSectionSize};
+    s.origin = grid.origin(row, col);
     sections.push_back(std::move(s));
     slot = static_cast<std::int32_t>(sections.size() - 1);
   }
@@ -84,7 +92,18 @@ Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
   if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
     return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
   if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
-  for (Mesh& m : delta.meshes) scene.meshes.push_back(std::move(m));
+  // The delta's materials and textures join the scene's under new ids.
+  const auto texture_base = static_cast<std::uint32_t>(scene.textures.size());
+  const auto material_base = static_cast<std::uint32_t>(scene.materials.size());
+  for (Texture& t : delta.textures) scene.textures.push_back(std::move(t));
+  for (Material m : delta.materials) {
+    if (m.texture != kNoTexture) m.texture += texture_base;
+    scene.materials.push_back(m);
+  }
+  for (Mesh& m : delta.meshes) {
+    for (Part& p : m.parts) p.material += material_base;
+    scene.meshes.push_back(std::move(m));
+  }
   for (const Object& o : delta.objects) scene.objects.push_back(o);
   Section& incoming = delta.sections.front();
   std::size_t index = scene.sections.size();
@@ -133,6 +152,87 @@ glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t) {
 std::uint32_t rgba(float r, float g, float b, float a) {
   auto c = [](float v) { return static_cast<std::uint32_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
   return c(r) | c(g) << 8 | c(b) << 16 | c(a) << 24;
+}
+
+Mesh box_mesh(std::string name, const glm::vec3& lo, const glm::vec3& hi, std::uint32_t material) {
+  Mesh mesh;
+  mesh.name = std::move(name);
+  const glm::vec3 c = (lo + hi) * 0.5f, h = (hi - lo) * 0.5f;
+  const glm::vec3 normals[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+  for (const glm::vec3& n : normals) {
+    const glm::vec3 u = std::abs(n.y) > 0.5f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+    const glm::vec3 v = glm::cross(n, u);
+    const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+    for (int k = 0; k < 4; ++k) {
+      const float su = (k == 1 || k == 2) ? 1.0f : -1.0f, sv = (k >= 2) ? 1.0f : -1.0f;
+      mesh.positions.push_back(c + (n + u * su + v * sv) * h);
+      mesh.normals.push_back(n);
+      mesh.uvs.emplace_back(su * 0.5f + 0.5f, sv * 0.5f + 0.5f);
+    }
+    for (std::uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) mesh.indices.push_back(base + i);
+  }
+  mesh.parts.push_back({material, 0, static_cast<std::uint32_t>(mesh.indices.size())});
+  mesh.bounds_min = lo;
+  mesh.bounds_max = hi;
+  return mesh;
+}
+
+namespace {
+
+glm::u8vec4 rgb565(std::uint16_t c) {
+  const auto expand = [](unsigned v, unsigned bits) { return static_cast<std::uint8_t>((v << (8 - bits)) | (v >> (2 * bits - 8))); };
+  return {expand((c >> 11) & 31u, 5), expand((c >> 5) & 63u, 6), expand(c & 31u, 5), 255};
+}
+
+// The colour half of a block (8 bytes): 4x4 RGBA into `out` (row stride `stride` pixels).
+void colour_block(const std::uint8_t* b, bool bc1, glm::u8vec4 px[16]) {
+  const std::uint16_t c0 = static_cast<std::uint16_t>(b[0] | b[1] << 8), c1 = static_cast<std::uint16_t>(b[2] | b[3] << 8);
+  glm::u8vec4 pal[4] = {rgb565(c0), rgb565(c1), {}, {}};
+  const glm::ivec4 a(pal[0]), c(pal[1]);
+  if (c0 > c1 || !bc1) {
+    pal[2] = glm::u8vec4((2 * a + c) / 3);
+    pal[3] = glm::u8vec4((a + 2 * c) / 3);
+  } else {  // BC1's three-colour mode: the fourth is transparent black
+    pal[2] = glm::u8vec4((a + c) / 2);
+    pal[3] = {0, 0, 0, 0};
+  }
+  pal[2].a = 255;
+  const std::uint32_t bits = b[4] | b[5] << 8 | b[6] << 16 | static_cast<std::uint32_t>(b[7]) << 24;
+  for (int i = 0; i < 16; ++i) px[i] = pal[(bits >> (2 * i)) & 3u];
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> decode_blocks(Texture::Format format, std::uint32_t width, std::uint32_t height,
+                                        std::span<const std::uint8_t> blocks) {
+  const std::size_t block_bytes = format == Texture::Format::bc1 ? 8 : 16;
+  if (format != Texture::Format::bc1 && format != Texture::Format::bc2 && format != Texture::Format::bc3) return {};
+  const std::size_t bw = (width + 3) / 4, bh = (height + 3) / 4;
+  if (width == 0 || height == 0 || width > 16384 || height > 16384 || blocks.size() < bw * bh * block_bytes) return {};
+  std::vector<std::uint8_t> out(std::size_t{width} * height * 4);
+  glm::u8vec4 px[16];
+  for (std::size_t by = 0; by < bh; ++by)
+    for (std::size_t bx = 0; bx < bw; ++bx) {
+      const std::uint8_t* b = blocks.data() + (by * bw + bx) * block_bytes;
+      colour_block(format == Texture::Format::bc1 ? b : b + 8, format == Texture::Format::bc1, px);
+      if (format == Texture::Format::bc2) {
+        for (int i = 0; i < 16; ++i) px[i].a = static_cast<std::uint8_t>(((b[i / 2] >> (4 * (i & 1))) & 15) * 17);
+      } else if (format == Texture::Format::bc3) {
+        const int a0 = b[0], a1 = b[1];
+        int pal[8] = {a0, a1};
+        for (int k = 2; k < 8; ++k)
+          pal[k] = a0 > a1 ? ((8 - k) * a0 + (k - 1) * a1) / 7 : k < 6 ? ((6 - k) * a0 + (k - 1) * a1) / 5 : (k == 6 ? 0 : 255);
+        std::uint64_t bits = 0;
+        for (int k = 0; k < 6; ++k) bits |= static_cast<std::uint64_t>(b[2 + k]) << (8 * k);
+        for (int i = 0; i < 16; ++i) px[i].a = static_cast<std::uint8_t>(pal[(bits >> (3 * i)) & 7u]);
+      }
+      for (int i = 0; i < 16; ++i) {
+        const std::size_t x = bx * 4 + i % 4, y = by * 4 + i / 4;
+        if (x >= width || y >= height) continue;
+        std::memcpy(&out[(y * width + x) * 4], &px[i], 4);
+      }
+    }
+  return out;
 }
 
 std::uint32_t color_for_name(std::string_view name) {

@@ -2,22 +2,36 @@
 // The format-blind scene model between readers and the renderer. Formats produce it (their
 // to_scene), the renderer and exporters consume it, and nothing here knows a file format.
 //
-// Geometry lives in 1 km sections (the EU07 grid: row = floor(z/1000 + 250), col = floor(x/1000
-// + 250)); positions are floats relative to the section's origin, which is a double, so a scene
-// keeps millimetre precision hundreds of kilometres from the world origin.
+// Geometry lives in the sections of a square grid that the format chooses (Scene::grid: EU07 uses
+// 1 km cells, 250 from the origin); positions are floats relative to the section's origin, which
+// is a double, so a scene keeps millimetre precision hundreds of kilometres from the world origin.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 #include "core/error.hpp"
 
 namespace sceneria::scene {
 
 constexpr std::uint32_t kNoObject = 0xFFFFFFFFu;
-constexpr double kSectionSize = 1000.0;
+constexpr std::uint32_t kNoTexture = 0xFFFFFFFFu;
 
+// The sections' grid: square cells of `cell` metres; row = floor(z / cell + centre), col likewise
+// from x, both in [0, cells). Scene data, set by the format (EU07: 1000 m, 250, 500).
+struct Grid {
+  double cell = 1000.0;
+  std::int32_t centre = 250;
+  std::int32_t cells = 500;
+  int row_of(double z) const;
+  int col_of(double x) const;
+  glm::dvec3 origin(int row, int col) const;  // the cell's minimum corner
+  glm::dvec3 middle(int row, int col) const;
+  bool operator==(const Grid&) const = default;
+};
 // Something a user can click and inspect: a record of the source document, by its list ("kind")
 // and index there, plus where it is.
 struct Object {
@@ -27,12 +41,26 @@ struct Object {
   float radius = 5.0f;      // rough size, for framing it
 };
 
-// How a surface looks. Textures are referenced by name until texture loading arrives; the
-// renderer uses the colour (and vertex colours) meanwhile.
+// An image by id. A texture the document names but could not load keeps its name and no pixels
+// (format none): the renderer draws the material's base colour instead.
+struct Texture {
+  enum class Format : std::uint8_t { none = 0, rgba8 = 1, bc1 = 2, bc2 = 3, bc3 = 4 };
+  std::string name;
+  Format format = Format::none;
+  std::uint32_t width = 0, height = 0;
+  std::vector<std::vector<std::uint8_t>> levels;  // mip 0 first: RGBA8 pixels or 4x4 blocks
+};
+
+// How a surface looks (glTF's metallic-roughness subset that these formats use).
 struct Material {
-  std::string texture;                 // file name as the scenery gives it ("" = none)
-  std::uint32_t color = 0xFFFFFFFFu;   // RGBA8 (diffuse)
-  bool translucent = false;
+  enum class Alpha : std::uint8_t { opaque = 0, mask = 1, blend = 2 };
+  std::string name;
+  std::uint32_t color = 0xFFFFFFFFu;    // base colour RGBA8, multiplies the texture
+  std::uint32_t texture = kNoTexture;   // into Scene::textures
+  Alpha alpha = Alpha::opaque;
+  float alpha_cutoff = 0.5f;            // mask: fragments below are discarded
+  bool two_sided = false;
+  bool operator==(const Material&) const = default;
 };
 
 // Static geometry of one primitive type and material in one section (terrain, shapes, track
@@ -50,20 +78,37 @@ struct Batch {
   std::vector<std::uint32_t> objects;     // object id per vertex (kNoObject: not pickable)
 };
 
-// A mesh drawn by instances. Until model files load, these are proxies (boxes coloured by file).
+// A range of a mesh's indices drawn with one material.
+struct Part {
+  std::uint32_t material = 0;  // into Scene::materials
+  std::uint32_t first = 0, count = 0;  // indices [first, first + count)
+};
+
+// A mesh drawn by instances, one draw per part over all its visible instances. Where a model file
+// is not loaded, a proxy (a box coloured by the file's name) stands in.
 struct Mesh {
   std::string name;  // e.g. the model file
-  std::uint32_t material = 0;  // index into Scene::materials
   std::vector<glm::vec3> positions;
-  std::vector<glm::vec3> normals;
+  std::vector<glm::vec3> normals;  // empty, or one per position
+  std::vector<glm::vec2> uvs;      // empty, or one per position
   std::vector<std::uint32_t> indices;
-  std::uint32_t color = 0xFFFFFFFFu;  // RGBA8
+  std::vector<Part> parts;
   glm::vec3 bounds_min{0.0f}, bounds_max{0.0f};
+};
+
+// A model's node hierarchy (models and export): transforms relative to the parent.
+struct Node {
+  std::string name;
+  std::int32_t parent = -1;  // into Scene::nodes; parents come before their children
+  glm::vec3 translation{0.0f};
+  glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};
+  glm::vec3 scale{1.0f};
+  std::int32_t mesh = -1;    // into Scene::meshes
 };
 
 struct Instance {
   glm::vec3 offset{0.0f};  // relative to the section origin
-  glm::vec3 angles{0.0f};  // degrees (x, y, z)
+  glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};  // each format converts its own rotation order
   glm::vec3 scale{1.0f};
   std::uint32_t mesh = 0;
   float range_sq_min = 0.0f;  // squared visibility range (metres²), as MaSzyna stores it
@@ -94,29 +139,35 @@ struct Scene {
   // A streamed delta (see merge_delta) continues the ids of the scene it is merged into: its first
   // mesh is mesh `mesh_base` there, its first object `object_base`. Full scenes have 0.
   std::uint32_t mesh_base = 0, object_base = 0;
-  std::vector<std::string> kinds;  // object kinds, e.g. "tracks", "pack_models"
+  Grid grid;
+  std::vector<std::string> kinds;  // object kinds: list ids of the document ("tracks", "pack_models")
   std::vector<Object> objects;
+  std::vector<Texture> textures;
   std::vector<Material> materials;  // [0] is the default
   std::vector<Mesh> meshes;
+  std::vector<Node> nodes;
   std::vector<Section> sections;
   std::vector<TrackCurve> tracks;
   glm::dvec3 bounds_min{0.0}, bounds_max{0.0};  // world bounds of all content
 
   std::uint32_t add_kind(const std::string& kind);
   std::uint32_t add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius = 5.0f);
-  // The material with these properties (deduplicated).
-  std::uint32_t add_material(const std::string& texture, std::uint32_t color, bool translucent);
+  // The material with these properties (deduplicated); [0], the default, is made first.
+  std::uint32_t add_material(const Material& material);
+  // A texture by name (deduplicated): not loaded until the format fills its pixels.
+  std::uint32_t add_texture(const std::string& name);
   // The section containing a world point (created on demand).
   Section& section_at(const glm::dvec3& world);
   void finish();  // computes section and scene bounds; call once after building
   void update_bounds(Section& section) const;
 
  private:
-  std::vector<std::int32_t> section_lookup_;  // 500 x 500 grid -> index in sections, -1 none
+  std::vector<std::int32_t> section_lookup_;  // grid cell -> index in sections, -1 none
 };
 
-// Streaming: merges a delta (new meshes, objects and one section's streamed instances) into a
-// scene; returns the index of the section it changed. Errors if the ids do not continue.
+// Streaming: merges a delta (new meshes with their materials and textures, objects and one
+// section's streamed instances) into a scene; returns the index of the section it changed. The
+// delta's material and texture ids are its own and are renumbered; mesh and object ids continue.
 Result<std::size_t> merge_delta(Scene& scene, Scene&& delta);
 // Drops a section's streamed instances (back to what came with the scene); its index, or -1.
 std::ptrdiff_t drop_streamed(Scene& scene, int row, int col);
@@ -127,6 +178,12 @@ glm::dvec3 bezier_point(const glm::dvec3 p[4], double t);
 glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t);
 
 std::uint32_t rgba(float r, float g, float b, float a = 1.0f);
+// A proxy mesh: an axis-aligned box [lo, hi] with one part of material `material`.
+Mesh box_mesh(std::string name, const glm::vec3& lo, const glm::vec3& hi, std::uint32_t material);
+// Block-compressed pixels (BC1/DXT1, BC2/DXT3, BC3/DXT5) to RGBA8, for renderers without the
+// extension. `blocks` must hold ceil(w/4)*ceil(h/4) blocks; otherwise nothing is decoded.
+std::vector<std::uint8_t> decode_blocks(Texture::Format format, std::uint32_t width, std::uint32_t height,
+                                        std::span<const std::uint8_t> blocks);
 // A stable, pleasant colour for a name (proxy boxes, materials without lighting).
 std::uint32_t color_for_name(std::string_view name);
 

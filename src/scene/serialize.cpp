@@ -9,7 +9,7 @@ namespace sceneria::scene {
 
 namespace {
 
-constexpr char kMagic[4] = {'S', 'C', 'N', '1'};
+constexpr char kMagic[4] = {'S', 'C', 'N', '2'};
 
 struct Out {
   std::vector<std::uint8_t>& b;
@@ -64,22 +64,44 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   o.pod(static_cast<std::uint32_t>(s.kinds.size()));
   for (const auto& k : s.kinds) o.string(k);
   o.array(s.objects);
+  o.pod(s.grid);
+  o.pod(static_cast<std::uint32_t>(s.textures.size()));
+  for (const Texture& t : s.textures) {
+    o.string(t.name);
+    o.pod(t.format);
+    o.pod(t.width);
+    o.pod(t.height);
+    o.pod(static_cast<std::uint32_t>(t.levels.size()));
+    for (const auto& level : t.levels) o.array(level);
+  }
   o.pod(static_cast<std::uint32_t>(s.materials.size()));
   for (const Material& m : s.materials) {
-    o.string(m.texture);
+    o.string(m.name);
     o.pod(m.color);
-    o.pod(static_cast<std::uint8_t>(m.translucent));
+    o.pod(m.texture);
+    o.pod(m.alpha);
+    o.pod(m.alpha_cutoff);
+    o.pod(static_cast<std::uint8_t>(m.two_sided));
   }
   o.pod(static_cast<std::uint32_t>(s.meshes.size()));
   for (const Mesh& m : s.meshes) {
     o.string(m.name);
-    o.pod(m.material);
     o.array(m.positions);
     o.array(m.normals);
+    o.array(m.uvs);
     o.array(m.indices);
-    o.pod(m.color);
+    o.array(m.parts);
     o.pod(m.bounds_min);
     o.pod(m.bounds_max);
+  }
+  o.pod(static_cast<std::uint32_t>(s.nodes.size()));
+  for (const Node& n : s.nodes) {
+    o.string(n.name);
+    o.pod(n.parent);
+    o.pod(n.translation);
+    o.pod(n.rotation);
+    o.pod(n.scale);
+    o.pod(n.mesh);
   }
   o.pod(static_cast<std::uint32_t>(s.sections.size()));
   for (const Section& sec : s.sections) {
@@ -108,7 +130,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
 
 Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   if (bytes.size() < 4 || std::memcmp(bytes.data(), kMagic, 4) != 0)
-    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN1)"};
+    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN2)"};
   ByteReader r(bytes.subspan(4), 4, "scene");
   In in{r};
   Scene s;
@@ -119,30 +141,79 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   s.kinds.resize(kinds);
   for (auto& k : s.kinds) in.string(k);
   in.array(s.objects);
+  in.pod(s.grid);
+  if (!(s.grid.cell > 0) || s.grid.cells < 1 || s.grid.cells > 4096)
+    return Error{Errc::bad_value, r.offset(), "scene: grid out of range"};
+  const std::uint32_t textures = r.u32();
+  if (!r.check_count(textures, 17, "textures")) return r.error();
+  s.textures.resize(textures);
+  for (Texture& t : s.textures) {
+    in.string(t.name);
+    in.pod(t.format);
+    in.pod(t.width);
+    in.pod(t.height);
+    const std::uint32_t levels = r.u32();
+    if (levels > 16 || !r.check_count(levels, 4, "texture levels")) return Error{Errc::bad_count, r.offset(), "scene: texture levels"};
+    t.levels.resize(levels);
+    for (auto& level : t.levels) in.array(level);
+    if (t.format > Texture::Format::bc3 || t.width > 16384 || t.height > 16384)
+      return Error{Errc::bad_value, r.offset(), "scene: texture format or size out of range"};
+    const std::size_t blocks = (std::size_t{t.width} + 3) / 4 * ((t.height + 3) / 4);
+    const std::size_t need = t.format == Texture::Format::rgba8 ? std::size_t{t.width} * t.height * 4
+                           : t.format == Texture::Format::bc1 ? blocks * 8 : blocks * 16;
+    if (t.format != Texture::Format::none && (t.levels.empty() || t.levels[0].size() < need))
+      return Error{Errc::bad_value, r.offset(), "scene: texture pixels shorter than its size"};
+  }
   const std::uint32_t materials = r.u32();
-  if (!r.check_count(materials, 9, "materials")) return r.error();
+  if (!r.check_count(materials, 18, "materials")) return r.error();
   s.materials.resize(materials);
   for (Material& m : s.materials) {
-    in.string(m.texture);
+    in.string(m.name);
     in.pod(m.color);
-    std::uint8_t translucent = 0;
-    in.pod(translucent);
-    m.translucent = translucent != 0;
+    in.pod(m.texture);
+    in.pod(m.alpha);
+    in.pod(m.alpha_cutoff);
+    std::uint8_t two_sided = 0;
+    in.pod(two_sided);
+    m.two_sided = two_sided != 0;
+    if (m.texture != kNoTexture && m.texture >= s.textures.size())
+      return Error{Errc::bad_value, r.offset(), "scene: material of a missing texture"};
+    if (m.alpha > Material::Alpha::blend) return Error{Errc::bad_value, r.offset(), "scene: unknown alpha mode"};
   }
   const std::uint32_t meshes = r.u32();
   if (!r.check_count(meshes, 4, "meshes")) return r.error();
   s.meshes.resize(meshes);
   for (Mesh& m : s.meshes) {
     in.string(m.name);
-    in.pod(m.material);
     in.array(m.positions);
     in.array(m.normals);
+    in.array(m.uvs);
     in.array(m.indices);
-    in.pod(m.color);
+    in.array(m.parts);
     in.pod(m.bounds_min);
     in.pod(m.bounds_max);
+    if (!r.ok()) return r.error();
+    if ((!m.normals.empty() && m.normals.size() != m.positions.size()) || (!m.uvs.empty() && m.uvs.size() != m.positions.size()))
+      return Error{Errc::bad_value, r.offset(), "scene: mesh attributes of different lengths"};
     for (std::uint32_t i : m.indices)
       if (i >= m.positions.size()) return Error{Errc::bad_value, r.offset(), "scene: mesh index out of range"};
+    for (const Part& p : m.parts)
+      if (p.material >= s.materials.size() || p.first > m.indices.size() || p.count > m.indices.size() - p.first)
+        return Error{Errc::bad_value, r.offset(), "scene: mesh part out of range"};
+  }
+  const std::uint32_t nodes = r.u32();
+  if (!r.check_count(nodes, 48, "nodes")) return r.error();
+  s.nodes.resize(nodes);
+  for (std::size_t k = 0; k < s.nodes.size(); ++k) {
+    Node& n = s.nodes[k];
+    in.string(n.name);
+    in.pod(n.parent);
+    in.pod(n.translation);
+    in.pod(n.rotation);
+    in.pod(n.scale);
+    in.pod(n.mesh);
+    if (n.parent >= static_cast<std::int64_t>(k) || n.parent < -1 || n.mesh < -1 || n.mesh >= static_cast<std::int64_t>(s.meshes.size()))
+      return Error{Errc::bad_value, r.offset(), "scene: node parent or mesh out of range"};
   }
   const std::uint32_t sections = r.u32();
   if (!r.check_count(sections, 8, "sections")) return r.error();

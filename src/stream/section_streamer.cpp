@@ -8,23 +8,16 @@
 namespace sceneria::stream {
 
 namespace {
-constexpr double kSection = 1000.0;
-constexpr int kCentre = 250;
-
-glm::dvec2 centre_of(SectionId id) {
-  return {(id.col - kCentre) * kSection + kSection / 2, (id.row - kCentre) * kSection + kSection / 2};
-}
 // Distance in sections (Chebyshev: a square radius, as the runtime's section ring).
 int ring(SectionId a, SectionId b) { return std::max(std::abs(a.row - b.row), std::abs(a.col - b.col)); }
-double distance2(SectionId id, const glm::dvec3& camera) {
-  const glm::dvec2 d = centre_of(id) - glm::dvec2(camera.x, camera.z);
+double distance2(SectionId id, const glm::dvec3& camera, const scene::Grid& grid) {
+  const glm::dvec3 c = grid.middle(id.row, id.col);
+  const glm::dvec2 d = glm::dvec2(c.x, c.z) - glm::dvec2(camera.x, camera.z);
   return glm::dot(d, d);
 }
 }  // namespace
 
-SectionId section_of(const glm::dvec3& world) {
-  return {static_cast<int>(std::floor(world.z / kSection + kCentre)), static_cast<int>(std::floor(world.x / kSection + kCentre))};
-}
+SectionId section_of(const glm::dvec3& world, const scene::Grid& grid) { return {grid.row_of(world.z), grid.col_of(world.x)}; }
 
 SectionStreamer::SectionStreamer(std::vector<SectionId> available, StreamSettings settings) : settings_(settings) {
   for (SectionId id : available) sections_[id] = {};
@@ -49,16 +42,16 @@ std::vector<std::pair<SectionId, State>> SectionStreamer::states() const {
 }
 
 std::vector<SectionId> SectionStreamer::bootstrap(const glm::dvec3& start) const {
-  const SectionId c = section_of(start);
+  const SectionId c = section_of(start, settings_.grid);
   std::vector<SectionId> out;
   for (const auto& [id, e] : sections_)
     if (ring(id, c) <= settings_.bootstrap_radius) out.push_back(id);
-  std::sort(out.begin(), out.end(), [&](SectionId a, SectionId b) { return distance2(a, start) < distance2(b, start); });
+  std::sort(out.begin(), out.end(), [&](SectionId a, SectionId b) { return distance2(a, start, settings_.grid) < distance2(b, start, settings_.grid); });
   return out;
 }
 
 std::vector<SectionId> SectionStreamer::wanted(const glm::dvec3& camera) const {
-  const SectionId c = section_of(camera);
+  const SectionId c = section_of(camera, settings_.grid);
   // Look-ahead: the ring's centre moves `lookahead` sections along the direction of travel, and a
   // section is wanted if it is within the stream radius of either centre.
   SectionId ahead = c;
@@ -69,7 +62,7 @@ std::vector<SectionId> SectionStreamer::wanted(const glm::dvec3& camera) const {
   std::vector<SectionId> out;
   for (const auto& [id, e] : sections_)
     if (ring(id, c) <= settings_.stream_radius || ring(id, ahead) <= settings_.stream_radius) out.push_back(id);
-  std::sort(out.begin(), out.end(), [&](SectionId a, SectionId b) { return distance2(a, camera) < distance2(b, camera); });
+  std::sort(out.begin(), out.end(), [&](SectionId a, SectionId b) { return distance2(a, camera, settings_.grid) < distance2(b, camera, settings_.grid); });
   return out;
 }
 
@@ -123,13 +116,13 @@ void SectionStreamer::failed(SectionId id) {
 std::optional<SectionId> SectionStreamer::apply_one(const glm::dvec3& camera) {
   std::optional<SectionId> best;
   for (const auto& [id, e] : sections_)
-    if (e.state == State::ready && (!best || distance2(id, camera) < distance2(*best, camera))) best = id;
+    if (e.state == State::ready && (!best || distance2(id, camera, settings_.grid) < distance2(*best, camera, settings_.grid))) best = id;
   if (best) sections_[*best].state = State::resident;
   return best;
 }
 
 std::vector<SectionId> SectionStreamer::evict(const glm::dvec3& camera) {
-  const SectionId c = section_of(camera);
+  const SectionId c = section_of(camera, settings_.grid);
   std::vector<SectionId> out;
   std::vector<std::pair<std::uint64_t, SectionId>> resident;
   for (auto& [id, e] : sections_) {

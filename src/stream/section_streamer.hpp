@@ -13,6 +13,9 @@
 
 #include <glm/glm.hpp>
 
+#include "io/byte_source.hpp"
+#include "scene/scene.hpp"
+
 namespace sceneria::stream {
 
 struct StreamSettings {
@@ -24,6 +27,7 @@ struct StreamSettings {
   std::size_t max_ready = 36;
   std::size_t max_resident = 600;  // hard cap (LRU) whatever the radius
   unsigned decode_threads = 2;     // sections decode on these (0: on the caller's thread)
+  scene::Grid grid;                // where sections are (the document's scene grid)
 };
 
 struct SectionId {
@@ -31,8 +35,8 @@ struct SectionId {
   auto operator<=>(const SectionId&) const = default;
 };
 
-// The grid position of a world point (EU07: 1 km sections, 250 sections from the origin).
-SectionId section_of(const glm::dvec3& world);
+// The grid cell of a world point.
+SectionId section_of(const glm::dvec3& world, const scene::Grid& grid);
 
 enum class State : std::uint8_t { idle, in_flight, ready, resident };
 
@@ -81,9 +85,7 @@ class SectionStreamer {
 
 // Byte spans to fetch, merged when the gap between them is small (PMTiles, loaders.gl: 64 KiB)
 // and the merged read stays under a cap. `spans` must not overlap; indices map back to them.
-struct Span {
-  std::uint64_t begin = 0, end = 0;  // [begin, end)
-};
+using sceneria::Span;
 struct MergedRead {
   Span span;
   std::vector<std::size_t> parts;  // indices into the input spans, in order

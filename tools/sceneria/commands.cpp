@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <ostream>
@@ -9,13 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
-#include "formats/eu7b/convert.hpp"
-#include "formats/eu7b/generator.hpp"
-#include "formats/eu7b/json_codec.hpp"
-#include "formats/eu7b/reader.hpp"
-#include "formats/eu7b/validate.hpp"
-#include "formats/eu7b/writer.hpp"
-#include "formats/inspect.hpp"
+#include "formats/registry.hpp"
+#include "io/assets.hpp"
 #include "io/byte_source.hpp"
 
 namespace sceneria::cli {
@@ -28,47 +24,40 @@ std::string dump_json(const ojson& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string location(const std::string& path, const Warning& w) {
+  const std::string& file = w.file.empty() ? path : w.file;
+  if (w.line) return fmt::format("{}:{}:{}", file, w.line, w.column);
+  return fmt::format("{}: {}", file, hex_offset(w.offset));
+}
+
 void print_info_text(const ojson& s, const std::string& path, std::ostream& out) {
+  auto number = [](const ojson& v) { return v.is_number() ? v.get<std::uint64_t>() : 0; };
   out << fmt::format("file     {}\n", path);
-  out << fmt::format("format   {} version {}\n", s["format"].get<std::string>(), s["version"].get<int>());
-  out << fmt::format("size     {} bytes\n", s["size"].get<std::uint64_t>());
-  out << fmt::format("strings  {}\n", s["strings"].get<std::uint64_t>());
-  out << fmt::format("chunks   {}\n", s["chunks"].size());
-  out << fmt::format("  {:<8} {:>12} {:>12} {:>10}\n", "id", "offset", "size", "records");
-  for (const auto& c : s["chunks"]) {
-    out << fmt::format("  {:<8} {:>12} {:>12} {:>10}{}\n", c["id"].get<std::string>(), c["offset"].get<std::uint64_t>(),
-                       c["size"].get<std::uint64_t>(), c.contains("records") ? std::to_string(c["records"].get<std::uint64_t>()) : "",
-                       c.contains("known") ? "  (unknown, skipped)" : "");
+  out << fmt::format("format   {} version {}\n", s.value("format", "?"), number(s.value("version", ojson())));
+  out << fmt::format("size     {} bytes\n", number(s.value("size", ojson())));
+  if (s.contains("structure")) {
+    out << fmt::format("{:<8} {}\n", s.value("structureName", "parts"), s["structure"].size());
+    out << fmt::format("  {:<8} {:>12} {:>12}  {}\n", "name", "offset", "size", "records");
+    for (const auto& c : s["structure"])
+      out << fmt::format("  {:<8} {:>12} {:>12}  {}{}\n", c.value("name", ""), number(c.value("offset", ojson())),
+                         number(c.value("size", ojson())), c.contains("count") ? std::to_string(number(c["count"])) : "",
+                         c.contains("note") ? "  (" + c["note"].get<std::string>() + ")" : "");
   }
-  if (s.contains("counts")) {
-    out << "counts\n";
-    for (auto it = s["counts"].begin(); it != s["counts"].end(); ++it)
-      if (it.value().get<std::uint64_t>() != 0) out << fmt::format("  {:<16} {}\n", it.key(), it.value().get<std::uint64_t>());
+  if (s.contains("lists") && !s["lists"].empty()) {
+    out << "lists\n";
+    for (const auto& l : s["lists"]) out << fmt::format("  {:<24} {}\n", l.value("label", ""), number(l.value("count", ojson())));
   }
-  if (s.contains("sections") && !s["sections"].empty()) {
+  if (s.contains("sections") && s["sections"].is_array() && !s["sections"].empty()) {
     out << fmt::format("sections {}\n  {:>5} {:>5} {:>8} {:>6}\n", s["sections"].size(), "row", "col", "models", "format");
     for (const auto& r : s["sections"])
-      out << fmt::format("  {:>5} {:>5} {:>8} {:>6}\n", r["row"].get<int>(), r["col"].get<int>(), r["models"].get<std::uint64_t>(),
+      out << fmt::format("  {:>5} {:>5} {:>8} {:>6}\n", r.value("row", 0), r.value("col", 0), number(r.value("models", ojson())),
                          r.value("format", "?"));
   }
-}
-
-Result<eu7b::Module> load_eu7b(const std::string& path, std::ostream& err) {
-  auto source = FileSource::open(path);
-  if (!source) return source.error();
-  auto m = eu7b::read_module(**source, {.load_pack = true, .decode_pack = true});
-  (void)err;
-  return m;
-}
-
-// An EU7B module from a .eu7 file or from its JSON form.
-Result<eu7b::Module> load_any(const std::string& path, std::ostream& err) {
-  if (!iends_with(path, ".json")) return load_eu7b(path, err);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{Errc::io, 0, fmt::format("{}: cannot open", path)};
-  auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) return Error{Errc::bad_value, 0, fmt::format("{}: not valid JSON", path)};
-  return eu7b::module_from_json(j);
+  if (s.contains("missingFiles") && !s["missingFiles"].empty()) {
+    out << fmt::format("missing files {}\n", s["missingFiles"].size());
+    for (const auto& m : s["missingFiles"]) out << "  " << m.get<std::string>() << '\n';
+  }
+  for (const auto& w : s.value("warnings", ojson::array())) out << "warning: " << w.value("message", "") << '\n';
 }
 
 bool write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes, std::ostream& err) {
@@ -86,29 +75,56 @@ int fail(std::ostream& err, const std::string& path, const Error& e) {
   return 1;
 }
 
-int info(const std::string& path, bool json, std::ostream& out, std::ostream& err) {
+// Any registered format, through the registry; referenced files from `assets` when given.
+Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets) {
   auto source = FileSource::open(path);
-  if (!source) {
-    err << "error: " << source.error().message << '\n';
-    return 1;
+  if (!source) return source.error();
+  std::unique_ptr<DirectoryAssets> resolver;
+  if (!assets.empty()) resolver = std::make_unique<DirectoryAssets>(assets);
+  return open_document(**source, {.assets = resolver.get()});
+}
+
+int formats_command(bool json, std::ostream& out) {
+  const ojson all = formats_json();
+  if (json) {
+    out << dump_json(all, 1) << '\n';
+    return 0;
   }
-  auto summary = inspect(**source);
-  if (!summary) return fail(err, path, summary.error());
-  if (json) out << dump_json(*summary) << '\n';
-  else print_info_text(*summary, path, out);
+  for (const auto& f : all) {
+    std::string exts, writes;
+    for (const auto& e : f["extensions"]) exts += (exts.empty() ? "" : " ") + e.get<std::string>();
+    for (const auto& w : f["writes"]) writes += (writes.empty() ? "" : ", ") + w["id"].get<std::string>() + " (" + w["extension"].get<std::string>() + ")";
+    out << fmt::format("{:<8} {}\n", f["id"].get<std::string>(), f["name"].get<std::string>());
+    out << fmt::format("         extensions {}\n", exts);
+    out << fmt::format("         reads {}  streams {}  writes {}\n", f["reads"].get<bool>() ? "yes" : "no",
+                       f["streams"].get<bool>() ? "yes" : "no", writes.empty() ? "nothing" : writes);
+  }
   return 0;
 }
 
-int validate(const std::string& path, std::ostream& out, std::ostream& err) {
-  auto m = load_eu7b(path, err);
-  if (!m) return fail(err, path, m.error());
-  const auto problems = eu7b::validate(*m);
-  for (const auto& p : problems) out << fmt::format("{}: {}: {}\n", path, hex_offset(p.offset), p.message);
-  std::uint64_t models = 0;
-  if (const auto* pack = m->pack())
-    for (const auto& s : pack->sections) models += s.model_count();
+int info(const std::string& path, const std::string& assets, bool json, std::ostream& out, std::ostream& err) {
+  auto document = open_file(path, assets);
+  if (!document) {
+    if (document.error().code == Errc::io && document.error().offset == 0 && document.error().file.empty()) {
+      err << "error: " << document.error().message << '\n';
+      return 1;
+    }
+    return fail(err, path, document.error());
+  }
+  const ojson summary = describe(**document);
+  if (json) out << dump_json(summary) << '\n';
+  else print_info_text(summary, path, out);
+  return 0;
+}
+
+int validate(const std::string& path, const std::string& assets, std::ostream& out, std::ostream& err) {
+  auto document = open_file(path, assets);
+  if (!document) return fail(err, path, document.error());
+  const auto problems = (*document)->validate();
+  for (const auto& p : problems) out << fmt::format("{}: {}\n", location(path, p), p.message);
+  for (const auto& m : (*document)->missing_assets()) out << fmt::format("{}: missing file {}\n", path, m);
   if (problems.empty()) {
-    out << fmt::format("{}: ok (EU7B v{}, {} chunks, {} PACK models)\n", path, m->version(), m->chunks.size(), models);
+    out << fmt::format("{}: ok ({})\n", path, (*document)->headline());
     return 0;
   }
   out << fmt::format("{}: {} problem{}\n", path, problems.size(), problems.size() == 1 ? "" : "s");
@@ -116,9 +132,9 @@ int validate(const std::string& path, std::ostream& out, std::ostream& err) {
 }
 
 int dump(const std::string& path, const std::string& output, bool pretty, std::ostream& out, std::ostream& err) {
-  auto m = load_eu7b(path, err);
-  if (!m) return fail(err, path, m.error());
-  auto j = eu7b::module_to_json(*m);
+  auto document = open_file(path, {});
+  if (!document) return fail(err, path, document.error());
+  auto j = (*document)->dump();
   if (!j) return fail(err, path, j.error());
   const std::string text = dump_json(*j, pretty ? 1 : -1) + "\n";
   if (output.empty() || output == "-") {
@@ -128,49 +144,50 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
   return write_bytes(output, {text.begin(), text.end()}, err) ? 0 : 1;
 }
 
-int convert(const std::string& in_path, const std::string& out_path, std::uint32_t version,
-            const std::string& pack_format, bool lossy, std::ostream& out, std::ostream& err) {
-  auto m = load_any(in_path, err);
-  if (!m) return fail(err, in_path, m.error());
-  eu7b::ConvertOptions options;
-  options.version = version;
+int convert(const std::string& in_path, const std::string& out_path, const WriteOptions& base, std::ostream& out,
+            std::ostream& err) {
+  auto document = open_file(in_path, {});
+  if (!document) return fail(err, in_path, document.error());
+  const Format* format = find_format((*document)->format_id());
+  const Writer* writer = format ? format->writer_for(out_path) : nullptr;
+  if (!writer) {
+    std::string targets;
+    for (const Writer& w : format->writers) targets += (targets.empty() ? "" : ", ") + std::string(w.extension);
+    err << fmt::format("error: {}: a {} document can be written as {}, not as '{}'\n", in_path, format->id,
+                       targets.empty() ? "nothing" : targets, out_path);
+    return 2;
+  }
   std::vector<std::string> losses;
-  options.allow_lossy = lossy;
+  WriteOptions options = base;
   options.losses = &losses;
-  if (!pack_format.empty()) {
-    if (!eu7b::parse_section_format(pack_format, options.pack_format)) {
-      err << "error: --pack-format must be flat, 1, 2, 3, 4, 5 or 6\n";
-      return 2;
-    }
-    options.keep_pack_format = false;
-  }
-  eu7b::Module result = std::move(m).value();
-  if (version != 0 || !pack_format.empty()) {
-    auto converted = eu7b::convert_module(result, options);
-    if (!converted) return fail(err, in_path, converted.error());
-    result = std::move(converted).value();
-    for (const auto& loss : losses) err << "warning: " << loss << '\n';
-  }
-  if (iends_with(out_path, ".json")) {
-    auto j = eu7b::module_to_json(result);
-    if (!j) return fail(err, in_path, j.error());
-    const std::string text = dump_json(*j) + "\n";
-    return write_bytes(out_path, {text.begin(), text.end()}, err) ? 0 : 1;
-  }
-  auto bytes = eu7b::write_module(result);
+  auto bytes = writer->write(**document, options);
   if (!bytes) return fail(err, in_path, bytes.error());
+  for (const auto& loss : losses) err << "warning: " << loss << '\n';
   if (!write_bytes(out_path, *bytes, err)) return 1;
-  out << fmt::format("{}: EU7B v{}, {} bytes\n", out_path, result.version(), bytes->size());
+  // Read back what was written: the summary line comes from the file, not from our intentions.
+  MemorySource written(std::move(bytes).value(), out_path);
+  auto check = open_document(written);
+  if (!check) return fail(err, out_path, check.error());
+  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
   return 0;
 }
 
-int generate(const eu7b::GeneratorOptions& options, const std::string& out_path, std::ostream& out, std::ostream& err) {
-  auto m = eu7b::generate_module(options);
-  if (!m) return fail(err, out_path, m.error());
-  auto bytes = eu7b::write_module(*m);
+int generate(const std::string& format_id, const GenerateOptions& options, const std::string& out_path, std::ostream& out,
+             std::ostream& err) {
+  const Format* format = nullptr;
+  for (const Format& f : formats())
+    if (f.generate && (format_id.empty() || f.id == format_id) && !format) format = &f;
+  if (!format) {
+    err << fmt::format("error: no format '{}' with a generator\n", format_id);
+    return 2;
+  }
+  auto bytes = format->generate(options);
   if (!bytes) return fail(err, out_path, bytes.error());
   if (!write_bytes(out_path, *bytes, err)) return 1;
-  out << fmt::format("{}: EU7B v{}, {} models, {} bytes\n", out_path, m->version(), options.models, bytes->size());
+  MemorySource written(std::move(bytes).value(), out_path);
+  auto check = open_document(written);
+  if (!check) return fail(err, out_path, check.error());
+  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
   return 0;
 }
 
@@ -181,40 +198,51 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   app.name("sceneria");
   app.require_subcommand(1);
 
-  std::string path, output, pack_format;
+  std::string path, output, pack_format, assets;
   bool json = false, pretty = false;
   std::uint32_t version = 0;
+  std::vector<std::string> params;
 
-  CLI::App* info_cmd = app.add_subcommand("info", "format, version, size, chunk table, counts and sections");
+  CLI::App* formats_cmd = app.add_subcommand("formats", "the formats this build reads, writes and streams");
+  formats_cmd->add_flag("--json", json, "print JSON");
+
+  CLI::App* info_cmd = app.add_subcommand("info", "format, version, size, structure, lists and sections");
   info_cmd->add_option("file", path, "input file")->required();
   info_cmd->add_flag("--json", json, "print JSON instead of a table");
+  info_cmd->add_option("--assets", assets, "folder the file's references (models, textures, includes) are looked up in");
 
   CLI::App* validate_cmd = app.add_subcommand("validate", "decode everything and check consistency (exit 0 only if clean)");
-  validate_cmd->add_option("file", path, "input .eu7")->required();
+  validate_cmd->add_option("file", path, "input file")->required();
+  validate_cmd->add_option("--assets", assets, "folder the file's references are looked up in (missing ones are listed)");
 
-  CLI::App* dump_cmd = app.add_subcommand("dump", "EU7B -> lossless JSON (docs/eu7b-json.md)");
-  dump_cmd->add_option("file", path, "input .eu7")->required();
+  CLI::App* dump_cmd = app.add_subcommand("dump", "a file as lossless JSON (EU7B: docs/eu7b-json.md)");
+  dump_cmd->add_option("file", path, "input file")->required();
   dump_cmd->add_option("-o,--output", output, "output file (default: standard output)");
   dump_cmd->add_flag("--pretty", pretty, "indent the JSON");
 
   std::string out_path;
-  CLI::App* convert_cmd = app.add_subcommand("convert", "EU7B/JSON -> EU7B/JSON, optionally at another version and PACK format");
-  convert_cmd->add_option("input", path, "input .eu7 or .json")->required();
-  convert_cmd->add_option("output", out_path, "output .eu7 or .json")->required();
-  convert_cmd->add_option("--version", version, "file version (4-9; PACK needs 7-9)")->check(CLI::Range(4, 9));
-  convert_cmd->add_option("--pack-format", pack_format, "PACK section format: flat, 1, 2, 3, 4, 5 or 6");
+  CLI::App* convert_cmd = app.add_subcommand("convert", "write a file as another of its format's targets (by the output's extension); `formats` lists them");
+  convert_cmd->add_option("input", path, "input file")->required();
+  convert_cmd->add_option("output", out_path, "output file")->required();
+  convert_cmd->add_option("--version", version, "EU7B: file version (4-9; PACK needs 7-9)")->check(CLI::Range(4, 9));
+  convert_cmd->add_option("--pack-format", pack_format, "EU7B: PACK section format: flat, 1, 2, 3, 4, 5 or 6");
+  convert_cmd->add_option("--param", params, "a writer option as key=value (see `sceneria formats`)");
   bool lossy = false;
-  convert_cmd->add_flag("--lossy", lossy, "drop what format 6 cannot hold, as the reference writer does (each loss is listed)");
+  convert_cmd->add_flag("--lossy", lossy, "drop what the target cannot hold, as the reference writer does (each loss is listed)");
 
-  eu7b::GeneratorOptions gen;
-  std::string gen_format;
+  GenerateOptions gen;
+  std::string gen_format, gen_format_id;
+  std::uint32_t gen_version = 0;
+  double track_km = 0;
   CLI::App* gen_cmd = app.add_subcommand("generate", "write a realistic synthetic scenery (deterministic per seed)");
-  gen_cmd->add_option("output", out_path, "output .eu7")->required();
-  gen_cmd->add_option("--models", gen.models, "PACK model placements")->required();
+  gen_cmd->add_option("output", out_path, "output file")->required();
+  gen_cmd->add_option("--format", gen_format_id, "format id (default: the first with a generator)");
+  gen_cmd->add_option("--models", gen.models, "model placements")->required();
   gen_cmd->add_option("--seed", gen.seed, "random seed");
-  gen_cmd->add_option("--version", gen.version, "file version (7-9)")->check(CLI::Range(7, 9));
-  gen_cmd->add_option("--pack-format", gen_format, "PACK section format: flat, 2, 3, 4, 5 or 6");
-  gen_cmd->add_option("--track-km", gen.track_km, "kilometres of main line");
+  gen_cmd->add_option("--version", gen_version, "EU7B: file version (7-9)")->check(CLI::Range(7, 9));
+  gen_cmd->add_option("--pack-format", gen_format, "EU7B: PACK section format: flat, 2, 3, 4, 5 or 6");
+  gen_cmd->add_option("--track-km", track_km, "kilometres of main line");
+  gen_cmd->add_option("--param", params, "a generator option as key=value");
 
   // CLI11 parses argv in reverse order from a vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -231,19 +259,35 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     err << "error: " << e.what() << "\n" << app.help();
     return 2;
   }
-  if (info_cmd->parsed()) return info(path, json, out, err);
-  if (validate_cmd->parsed()) return validate(path, out, err);
-  if (dump_cmd->parsed()) return dump(path, output, pretty, out, err);
-  if (convert_cmd->parsed()) return convert(path, out_path, version, pack_format, lossy, out, err);
-  if (gen_cmd->parsed()) {
-    if (!gen_format.empty()) {
-      if (!eu7b::parse_section_format(gen_format, gen.pack_format)) {
-        err << "error: --pack-format must be flat, 2, 3, 4, 5 or 6\n";
-        return 2;
+  auto parse_params = [&](std::map<std::string, std::string>& into) -> bool {
+    for (const std::string& p : params) {
+      const auto eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        err << "error: --param takes key=value, not '" << p << "'\n";
+        return false;
       }
-      gen.keep_default_format = false;
+      into[p.substr(0, eq)] = p.substr(eq + 1);
     }
-    return generate(gen, out_path, out, err);
+    return true;
+  };
+  if (formats_cmd->parsed()) return formats_command(json, out);
+  if (info_cmd->parsed()) return info(path, assets, json, out, err);
+  if (validate_cmd->parsed()) return validate(path, assets, out, err);
+  if (dump_cmd->parsed()) return dump(path, output, pretty, out, err);
+  if (convert_cmd->parsed()) {
+    WriteOptions options;
+    options.lossy = lossy;
+    if (!parse_params(options.params)) return 2;
+    if (version != 0) options.params["version"] = std::to_string(version);
+    if (!pack_format.empty()) options.params["pack-format"] = pack_format;
+    return convert(path, out_path, options, out, err);
+  }
+  if (gen_cmd->parsed()) {
+    if (!parse_params(gen.params)) return 2;
+    if (gen_version != 0) gen.params["version"] = std::to_string(gen_version);
+    if (!gen_format.empty()) gen.params["pack-format"] = gen_format;
+    if (track_km > 0) gen.params["track-km"] = fmt::format("{}", track_km);
+    return generate(gen_format_id, gen, out_path, out, err);
   }
   return 2;
 }

@@ -23,7 +23,7 @@ struct KindInfo {
 constexpr KindInfo kKinds[] = {
     {"tracks", "Tracks", chunk::TRAK},         {"traction", "Traction", chunk::TRAC},
     {"models", "Models (MODL)", chunk::MODL},  {"shapes", "Shapes", chunk::MESH},
-    {"lines", "Lines", chunk::LINE},           {"terrain", "Terrain batches", chunk::TERR},
+    {"lines", "Lines", chunk::LINE},           {"terrain", "Terrain", chunk::TERR},
     {"events", "Events", chunk::EVNT},         {"memcells", "Memory cells", chunk::MEMC},
     {"launchers", "Event launchers", chunk::LAUN}, {"dynamics", "Vehicles", chunk::DYNM},
     {"trainsets", "Trainsets", chunk::TRSE},   {"sounds", "Sounds", chunk::SOND},
@@ -64,6 +64,17 @@ void shorten(ojson& j) {
   }
 }
 
+// A legacy (unbatched) TERR chunk stores loose triangles: each is one terrain record, numbered
+// after the chunk's batches, as to_scene numbers the objects it draws for them.
+struct LegacyTriangle {
+  const PackedVertex* v;
+};
+struct LegacyTriangles {
+  const std::vector<PackedVertex>* v;
+  std::size_t size() const { return v->size() / 3; }
+  LegacyTriangle operator[](std::size_t i) const { return {v->data() + 3 * i}; }
+};
+
 // Calls f(records_vector, transforms_or_null) for the chunks of one kind, in file order.
 template <class F>
 void for_each_list(const Module& m, std::uint32_t id, F&& f) {
@@ -75,7 +86,10 @@ void for_each_list(const Module& m, std::uint32_t id, F&& f) {
           if constexpr (requires { d.records; }) f(d.records);
           else if constexpr (std::is_same_v<T, ModelList>) f(d.models);
           else if constexpr (std::is_same_v<T, PrototypeList>) f(d.prototypes);
-          else if constexpr (std::is_same_v<T, Terrain>) f(d.batches);
+          else if constexpr (std::is_same_v<T, Terrain>) {
+            f(d.batches);
+            f(LegacyTriangles{&d.legacy});
+          }
           else if constexpr (std::is_same_v<T, std::vector<Include>> || std::is_same_v<T, std::vector<Trainset>> ||
                              std::is_same_v<T, std::vector<Event>> || std::is_same_v<T, std::vector<PidxEntry>>)
             f(d);
@@ -92,7 +106,9 @@ const KindInfo* find_kind(std::string_view id) {
 
 }  // namespace
 
-RecordBrowser::RecordBrowser(Module module) : module_(std::move(module)) {
+RecordBrowser::RecordBrowser(const Module& module, Live) : module_(module) {}
+
+RecordBrowser::RecordBrowser(Module module) : owned_(std::move(module)), module_(owned_) {
   const PackChunk* pack = module_.pack();
   if (pack && pack->decoded) {
     pack_starts_.push_back(0);
@@ -188,6 +204,9 @@ ojson RecordBrowser::rows(std::string_view kind, std::uint64_t first, std::uint6
         row(base, fmt::format("{}, {}", r.row, r.col), fmt::format("{} models", r.model_count));
       else if constexpr (std::is_same_v<T, TerrainBatch>)
         row(base, fmt::format("batch {}, {}", r.section_x, r.section_z), fmt::format("{} vertices", r.vertices.size()));
+      else if constexpr (std::is_same_v<T, LegacyTriangle>)
+        row(base, "triangle",
+            fmt::format("{:.1f}, {:.1f}, {:.1f}", r.v[0].position[0], r.v[0].position[1], r.v[0].position[2]));
       else if constexpr (std::is_same_v<T, Shape>)
         row(base, node_name(module_, r.node), fmt::format("{} · {} vertices", text_of(module_, r.material), r.vertices.size()));
       else if constexpr (std::is_same_v<T, Line>)
@@ -305,6 +324,16 @@ ojson RecordBrowser::record(std::string_view kind, std::uint64_t index) const {
               a.i32("section_z", b.section_z);
               vertices(a, "vertices", b.vertices);
             });
+            const std::size_t triangles = d.legacy.size() / 3;
+            if (out.is_null() && index >= base && index < base + triangles) {
+              const auto at = static_cast<std::ptrdiff_t>(3 * (index - base));
+              std::vector<PackedVertex> tri(d.legacy.begin() + at, d.legacy.begin() + at + 3);
+              ojson j = ojson::object();
+              JsonOut a(j, &module_.strings);
+              vertices(a, "legacy_triangle", tri);
+              out = std::move(j);
+            }
+            base += triangles;
           } else if constexpr (std::is_same_v<T, std::vector<Include>>) {
             emit(d, [&](JsonOut& a, Include& r) { fields(a, r, version); });
           } else if constexpr (std::is_same_v<T, std::vector<Trainset>> || std::is_same_v<T, std::vector<Event>> ||

@@ -26,6 +26,12 @@ nlohmann::ordered_json pack_model_record(const Module& module, const PackSection
 class RecordBrowser {
  public:
   explicit RecordBrowser(Module module);  // PACK decoded if present
+  // Over a module that lives elsewhere and may still grow (a streamed module whose strings arrive
+  // after opening): rows and records show what is loaded at the time they are asked for.
+  struct Live {};
+  RecordBrowser(const Module& module, Live);
+  RecordBrowser(const RecordBrowser&) = delete;
+  RecordBrowser& operator=(const RecordBrowser&) = delete;
 
   const Module& module() const { return module_; }
   std::vector<RecordKind> kinds() const;
@@ -44,7 +50,8 @@ class RecordBrowser {
   PackIndex locate(std::uint64_t index) const;
   std::uint64_t pack_models() const { return pack_starts_.empty() ? 0 : pack_starts_.back(); }
 
-  Module module_;
+  Module owned_;
+  const Module& module_;
   std::vector<std::uint64_t> pack_starts_;  // prefix sums of section model counts
   std::vector<const PidxEntry*> section_entry_;
 };

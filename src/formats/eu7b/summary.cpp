@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "core/text.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
@@ -42,6 +44,10 @@ std::uint64_t pack_model_count(const Module& module) {
   return n;
 }
 
+std::string headline(const Module& module) {
+  return fmt::format("EU7B v{}, {} chunks, {} PACK models", module.version(), module.chunks.size(), pack_model_count(module));
+}
+
 nlohmann::ordered_json summary_json(const Module& module, std::size_t string_sample) {
   nlohmann::ordered_json j;
   j["format"] = "eu7b";
@@ -63,6 +69,17 @@ nlohmann::ordered_json summary_json(const Module& module, std::size_t string_sam
     if (!is_known_chunk(c.id)) row["known"] = false;
     chunks.push_back(std::move(row));
   }
+  // The format-blind view of the same table, for the page's structure panel.
+  // (ordered_json keeps its keys in a vector: references into `j` die when a key is added.)
+  auto structure = nlohmann::ordered_json::array();
+  for (const auto& c : j["chunks"]) {
+    nlohmann::ordered_json e{{"name", c["id"]}, {"offset", c["offset"]}, {"size", c.value("size", std::uint64_t{0})}};
+    if (c.contains("records")) e["count"] = c["records"];
+    if (c.contains("known")) e["note"] = "unknown chunk: listed and skipped";
+    structure.push_back(std::move(e));
+  }
+  j["structureName"] = "chunks";
+  j["structure"] = std::move(structure);
   j["strings"] = module.string_count();
 
   auto count = [&](std::uint32_t id) { return per_id.count(id) ? per_id[id] : 0; };

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,9 @@ std::uint64_t pack_model_count(const Module& module);
 // {"format":"eu7b","version":6,"size":…,"chunks":[{"id":"STRS","offset":8,"size":3404,
 //  "records":305},…],"strings":305,"counts":{…},"sections":[{"row":…,"col":…,"models":…,
 //  "format":"6"},…]} plus "stringSample" (the first `string_sample` strings, as display text).
+// "EU7B v9, 7 chunks, 77 PACK models"
+std::string headline(const Module& module);
+
 nlohmann::ordered_json summary_json(const Module& module, std::size_t string_sample = 0);
 
 }  // namespace sceneria::eu7b

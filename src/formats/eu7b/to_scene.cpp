@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <glm/gtc/constants.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 #include "formats/eu7b/pack.hpp"
 
@@ -64,32 +65,25 @@ struct SceneBuilder::Builder {
     }
   }
 
+  // A surface's material (its texture by name: loaded once model files and textures are).
+  std::uint32_t material(std::string_view texture, std::uint32_t color, bool translucent) {
+    scene::Material look;
+    look.name = std::string(texture);
+    look.color = color;
+    if (!texture.empty()) look.texture = s.add_texture(std::string(texture));
+    look.alpha = translucent ? scene::Material::Alpha::blend : scene::Material::Alpha::opaque;
+    return s.add_material(look);
+  }
+
   std::uint32_t proxy_mesh(Sid file, std::string_view name) {
     auto it = mesh_of.find(file);
     if (it != mesh_of.end()) return it->second;
-    scene::Mesh mesh;
-    mesh.name = std::string(name);
-    mesh.color = scene::color_for_name(name);
-    mesh.material = s.add_material("", mesh.color, false);
+    scene::Material look;
+    look.name = std::string(name);
+    look.color = scene::color_for_name(name);
     // A box standing on the ground: x, z in [-2, 2], y in [0, 4].
     const float h = kProxySize / 2;
-    const glm::vec3 lo(-h, 0, -h), hi(h, kProxySize, h);
-    const glm::vec3 normals[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    for (int f = 0; f < 6; ++f) {
-      const glm::vec3 n = normals[f];
-      const glm::vec3 u = std::abs(n.y) > 0.5f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
-      const glm::vec3 v = glm::cross(n, u);
-      const glm::vec3 c = (lo + hi) * 0.5f + n * h + glm::vec3(0, 0, 0);
-      const auto base = static_cast<std::uint32_t>(mesh.positions.size());
-      for (int k = 0; k < 4; ++k) {
-        const float su = (k == 1 || k == 2) ? 1.0f : -1.0f, sv = (k >= 2) ? 1.0f : -1.0f;
-        mesh.positions.push_back(c + (u * su + v * sv) * h);
-        mesh.normals.push_back(n);
-      }
-      for (std::uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) mesh.indices.push_back(base + i);
-    }
-    mesh.bounds_min = lo;
-    mesh.bounds_max = hi;
+    scene::Mesh mesh = scene::box_mesh(std::string(name), {-h, 0, -h}, {h, kProxySize, h}, s.add_material(look));
     s.meshes.push_back(std::move(mesh));
     const std::uint32_t id = mesh_total++;  // ids continue across streamed deltas
     mesh_of.emplace(file, id);
@@ -102,7 +96,10 @@ struct SceneBuilder::Builder {
     scene::Section& sec = s.section_at(where);
     scene::Instance inst;
     inst.offset = glm::vec3(where - sec.origin);
-    inst.angles = {angles.x, angles.y, angles.z};
+    // MaSzyna turns a model about Y, then X, then Z (degrees), then scales it.
+    inst.rotation = glm::angleAxis(glm::radians(angles.y), glm::vec3(0, 1, 0)) *
+                    glm::angleAxis(glm::radians(angles.x), glm::vec3(1, 0, 0)) *
+                    glm::angleAxis(glm::radians(angles.z), glm::vec3(0, 0, 1));
     inst.scale = {scale.x, scale.y, scale.z};
     // The proxy takes the node's bounding sphere when it has one, else a 4 m box.
     if (node && (node->flags & node_flag::bounds) && node->bounds_radius > 0.5f)
@@ -243,7 +240,8 @@ scene::Scene SceneBuilder::build(bool with_pack) {
   Builder& b = *b_;
   const Module& m = b.m;
   b.s = {};
-  b.s.add_material("", 0xFFFFFFFFu, false);  // [0]: the default
+  b.s.grid = kSectionGrid;
+  b.s.add_material({});  // [0]: the default
   add_kinds(b.s);
   const std::uint32_t k_tracks = b.s.add_kind("tracks"), k_traction = b.s.add_kind("traction"),
                       k_shapes = b.s.add_kind("shapes"), k_terrain = b.s.add_kind("terrain"),
@@ -262,14 +260,14 @@ scene::Scene SceneBuilder::build(bool with_pack) {
       for (const Shape& sh : shapes->records) {
         const std::uint32_t color =
             Builder::lit_color(sh.has_lighting, sh.lighting, scene::color_for_name(text(m, sh.material)) | 0xFF000000u);
-        b.s.add_material(std::string(text(m, sh.material)), color, sh.translucent != 0);
+        b.material(text(m, sh.material), color, sh.translucent != 0);
         glm::dvec3 anchor = d3(sh.origin);
         if (!sh.vertices.empty()) anchor += glm::dvec3(sh.vertices[0].position[0], sh.vertices[0].position[1], sh.vertices[0].position[2]);
         b.triangles(sh.vertices, d3(sh.origin), color, b.s.add_object(k_shapes, i++, anchor));
       }
     } else if (const auto* t = std::get_if<Terrain>(&c.data)) {
       const std::uint32_t color = Builder::lit_color(t->flags & terrain_flag::lighting, t->lighting, rgba(0.40f, 0.52f, 0.30f));
-      b.s.add_material(std::string(text(m, t->material)), color, (t->flags & terrain_flag::translucent) != 0);
+      b.material(text(m, t->material), color, (t->flags & terrain_flag::translucent) != 0);
       for (const TerrainBatch& batch : t->batches) {
         glm::dvec3 anchor(0.0);
         if (!batch.vertices.empty()) anchor = {batch.vertices[0].position[0], batch.vertices[0].position[1], batch.vertices[0].position[2]};
@@ -343,6 +341,7 @@ scene::Scene SceneBuilder::build(bool with_pack) {
 scene::Scene SceneBuilder::pack_section(const PackSection& section, std::uint64_t first_index) {
   Builder& b = *b_;
   b.s = {};
+  b.s.grid = kSectionGrid;
   b.s.mesh_base = b.mesh_total;
   b.s.object_base = b.object_total;
   add_kinds(b.s);

@@ -11,6 +11,9 @@
 
 namespace sceneria::eu7b {
 
+// EU07's section grid: 1 km cells, the world origin 250 cells from the grid's corner (notes §31).
+inline constexpr scene::Grid kSectionGrid{1000.0, 250, 500};
+
 // Object kinds and indices match RecordBrowser's lists, so a picked object's record can be asked
 // for by (kind, index).
 Result<scene::Scene> to_scene(const Module& module);

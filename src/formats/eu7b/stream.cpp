@@ -1,4 +1,4 @@
-#include "stream/eu7b_stream.hpp"
+#include "formats/eu7b/stream.hpp"
 
 #include <algorithm>
 #include <condition_variable>
@@ -11,30 +11,26 @@
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/to_scene.hpp"
 
-namespace sceneria::stream {
+namespace sceneria::eu7b {
 
-Error PrefetchSource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
-  if (Error e = check_range(offset, out.size())) return e;
-  const std::size_t have = runs_.copy(offset, out);
-  if (have == out.size()) return {};
-  const std::uint64_t at = offset + have;
-  needed_ = Span{at, offset + out.size()};
-  return Error{Errc::io, at, fmt::format("{}: bytes at {} not fetched yet", name_, hex_offset(at))};
-}
+using stream::State;
 
-struct Eu7bStream::Finished {
+struct RemoteModule::Finished {
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<Decoded> items;
 };
 
-Eu7bStream::Eu7bStream(std::uint64_t file_size, std::string name, StreamSettings settings)
-    : source_(file_size, std::move(name)), settings_(settings), finished_(std::make_shared<Finished>()) {}
-Eu7bStream::~Eu7bStream() = default;
+RemoteModule::RemoteModule(std::uint64_t file_size, std::string name, StreamSettings settings)
+    : source_(file_size, std::move(name)), settings_(settings), finished_(std::make_shared<Finished>()) {
+  settings_.grid = kSectionGrid;
+}
+RemoteModule::~RemoteModule() = default;
 
-Result<std::optional<Span>> Eu7bStream::open(std::uint64_t read_ahead) {
+Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
   if (ready_) return std::optional<Span>{};
   if (!module_) {
     source_.clear_needed();
@@ -81,25 +77,29 @@ Result<std::optional<Span>> Eu7bStream::open(std::uint64_t read_ahead) {
     }
   }
   streamer_ = std::make_unique<SectionStreamer>(std::move(available), settings_);
+  browser_ = std::make_unique<RecordBrowser>(*module_, RecordBrowser::Live{});
   ready_ = true;
   return std::optional<Span>{};
 }
 
-scene::Scene Eu7bStream::static_scene() { return builder_->build(false); }
+scene::Scene RemoteModule::static_scene() { return builder_->build(false); }
 
-glm::dvec3 Eu7bStream::start_position() const {
+glm::dvec3 RemoteModule::start_position() const {
   for (const auto& c : module_->chunks)
     if (const auto* tracks = std::get_if<eu7b::RecordList<eu7b::Track>>(&c.data))
       for (const auto& t : tracks->records)
         if (!t.paths.empty()) return {t.paths[0].p1.x, t.paths[0].p1.y, t.paths[0].p1.z};
   if (sections_.empty()) return {};
   glm::dvec2 sum(0.0);
-  for (const auto& [id, info] : sections_) sum += glm::dvec2((id.col - 250) * 1000.0 + 500, (id.row - 250) * 1000.0 + 500);
+  for (const auto& [id, info] : sections_) {
+    const glm::dvec3 c = kSectionGrid.middle(id.row, id.col);
+    sum += glm::dvec2(c.x, c.z);
+  }
   sum /= static_cast<double>(sections_.size());
   return {sum.x, 0.0, sum.y};
 }
 
-std::vector<SectionRequest> Eu7bStream::update(const glm::dvec3& camera, std::vector<SectionId>& cancel) {
+std::vector<SectionRequest> RemoteModule::update(const glm::dvec3& camera, std::vector<SectionId>& cancel) {
   std::vector<SectionRequest> out;
   if (!ready_) return out;
   collect();
@@ -114,7 +114,7 @@ std::vector<SectionRequest> Eu7bStream::update(const glm::dvec3& camera, std::ve
   return out;
 }
 
-Error Eu7bStream::section_bytes(SectionId id, std::span<const std::uint8_t> bytes) {
+Error RemoteModule::section_bytes(SectionId id, std::span<const std::uint8_t> bytes) {
   auto it = sections_.find(id);
   if (it == sections_.end() || !ready_)
     return Error{Errc::bad_value, 0, fmt::format("section ({}, {}) is not in this module", id.row, id.col)};
@@ -147,7 +147,7 @@ Error Eu7bStream::section_bytes(SectionId id, std::span<const std::uint8_t> byte
   return {};
 }
 
-void Eu7bStream::collect() {
+void RemoteModule::collect() {
   std::vector<Decoded> done;
   {
     std::lock_guard lock(finished_->mutex);
@@ -168,7 +168,7 @@ void Eu7bStream::collect() {
   promote();
 }
 
-void Eu7bStream::promote() {
+void RemoteModule::promote() {
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     auto& [id, w] = *it;
     if (w.strings_needed <= module_->strings.size()) {
@@ -186,7 +186,7 @@ void Eu7bStream::promote() {
   }
 }
 
-void Eu7bStream::wait_for_decodes() {
+void RemoteModule::wait_for_decodes() {
   {
     std::unique_lock lock(finished_->mutex);
     finished_->changed.wait(lock, [&] { return finished_->items.size() >= decoding_; });
@@ -194,16 +194,16 @@ void Eu7bStream::wait_for_decodes() {
   collect();
 }
 
-std::vector<std::string> Eu7bStream::take_errors() {
+std::vector<std::string> RemoteModule::take_errors() {
   if (ready_) collect();
   return std::exchange(errors_, {});
 }
 
-void Eu7bStream::section_failed(SectionId id) {
+void RemoteModule::section_failed(SectionId id) {
   if (streamer_) streamer_->failed(id);
 }
 
-std::optional<scene::Scene> Eu7bStream::apply_one(const glm::dvec3& camera) {
+std::optional<scene::Scene> RemoteModule::apply_one(const glm::dvec3& camera) {
   if (!ready_) return std::nullopt;
   collect();
   auto id = streamer_->apply_one(camera);
@@ -217,13 +217,13 @@ std::optional<scene::Scene> Eu7bStream::apply_one(const glm::dvec3& camera) {
     scene::Section s;
     s.row = id->row;
     s.col = id->col;
-    s.origin = {(id->col - 250) * 1000.0, 0.0, (id->row - 250) * 1000.0};
+    s.origin = kSectionGrid.origin(id->row, id->col);
     delta.sections.push_back(s);
   }
   return delta;
 }
 
-std::optional<Span> Eu7bStream::strings_request(std::uint64_t piece) {
+std::optional<Span> RemoteModule::strings_request(std::uint64_t piece) {
   if (!ready_ || strings_in_flight_ || strings_->done() || strings_->error()) return std::nullopt;
   collect();
   std::uint32_t urgent = 0;
@@ -235,7 +235,7 @@ std::optional<Span> Eu7bStream::strings_request(std::uint64_t piece) {
   return Span{at, std::min(strings_->end_offset(), at + std::max<std::uint64_t>(piece, 1))};
 }
 
-Error Eu7bStream::strings_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+Error RemoteModule::strings_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
   strings_in_flight_ = false;
   if (!ready_) return Error{Errc::bad_value, offset, "strings arrived before the header was read"};
   Error e = strings_->feed(offset, bytes, *module_);
@@ -243,14 +243,14 @@ Error Eu7bStream::strings_bytes(std::uint64_t offset, std::span<const std::uint8
   return e;
 }
 
-std::vector<SectionId> Eu7bStream::evict(const glm::dvec3& camera) {
+std::vector<SectionId> RemoteModule::evict(const glm::dvec3& camera) {
   if (!ready_) return {};
   auto out = streamer_->evict(camera);
   for (SectionId id : out) resident_.erase(id);  // a later visit fetches it again
   return out;
 }
 
-nlohmann::ordered_json Eu7bStream::pack_record(std::uint64_t index) const {
+nlohmann::ordered_json RemoteModule::pack_record(std::uint64_t index) const {
   for (const auto& [id, info] : sections_) {
     if (index < info.first_index || index >= info.first_index + info.entry.model_count) continue;
     auto it = resident_.find(id);
@@ -260,4 +260,33 @@ nlohmann::ordered_json Eu7bStream::pack_record(std::uint64_t index) const {
   return nullptr;
 }
 
-}  // namespace sceneria::stream
+nlohmann::ordered_json RemoteModule::summary(std::size_t string_sample) const {
+  return ready_ ? summary_json(*module_, string_sample) : nlohmann::ordered_json::object();
+}
+
+std::vector<ListInfo> RemoteModule::lists() const {
+  std::vector<ListInfo> out;
+  if (browser_)
+    for (const auto& k : browser_->kinds()) out.push_back({k.id, k.label, k.count});
+  return out;
+}
+
+nlohmann::ordered_json RemoteModule::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
+  return browser_ ? browser_->rows(list, first, count) : nlohmann::ordered_json::array();
+}
+
+nlohmann::ordered_json RemoteModule::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
+  return browser_ ? browser_->search(list, query, limit) : nlohmann::ordered_json::array();
+}
+
+nlohmann::ordered_json RemoteModule::record(std::string_view list, std::uint64_t index) const {
+  if (list == "pack_models") return pack_record(index);  // from the resident sections
+  return browser_ ? browser_->record(list, index) : nullptr;
+}
+
+Result<scene::Scene> RemoteModule::scene() const {
+  if (!builder_) return Error{Errc::bad_value, 0, "the module is not open yet"};
+  return builder_->build(false);
+}
+
+}  // namespace sceneria::eu7b

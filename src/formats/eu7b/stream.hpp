@@ -1,7 +1,7 @@
 #pragma once
-// An EU7B module opened remotely: the header pass from bytes fetched on demand, then PACK sections
-// streamed around the camera. No I/O here: the caller (the browser worker, or a test) fetches what
-// `open` and `update` ask for and hands the bytes back, so all of it runs and is tested natively.
+// An EU7B module opened remotely (stream::RemoteDocument): the header pass from bytes fetched on
+// demand, then PACK sections streamed around the camera. No I/O here: the caller (the browser
+// worker, or a test) fetches what `open` and `update` ask for and hands the bytes back.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -14,74 +14,52 @@
 
 #include "core/error.hpp"
 #include "core/task_pool.hpp"
+#include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/eu7b.hpp"
 #include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/to_scene.hpp"
-#include "io/byte_source.hpp"
-#include "io/run_cache.hpp"
+#include "io/prefetch_source.hpp"
 #include "scene/scene.hpp"
-#include "stream/section_streamer.hpp"
+#include "stream/remote_document.hpp"
 
-namespace sceneria::stream {
+namespace sceneria::eu7b {
 
-// The bytes fetched so far. A read of anything else fails and remembers the range it needed.
-class PrefetchSource final : public ByteSource {
- public:
-  PrefetchSource(std::uint64_t size, std::string name) : size_(size), name_(std::move(name)) {}
-  void add(std::uint64_t offset, std::vector<std::uint8_t> bytes) {
-    if (!bytes.empty()) runs_.add(offset, std::move(bytes));
-  }
-  std::uint64_t size() const override { return size_; }
-  Error read(std::uint64_t offset, std::span<std::uint8_t> out) override;
-  const std::string& name() const override { return name_; }
-  std::optional<Span> needed() const { return needed_; }
-  void clear_needed() { needed_.reset(); }
-  // Copies what has been fetched from `offset` on, up to the first gap; returns how much.
-  std::size_t copy_available(std::uint64_t offset, std::span<std::uint8_t> out) const { return runs_.copy(offset, out); }
-  void clear() { runs_.clear(); }
-
- private:
-  RunCache runs_;
-  std::uint64_t size_;
-  std::string name_;
-  std::optional<Span> needed_;
-};
-
-struct SectionRequest {
-  SectionId id;
-  std::uint64_t begin = 0, end = 0;  // absolute byte range in the file
-};
+using stream::SectionId;
+using stream::SectionRequest;
+using stream::SectionStreamer;
+using stream::StreamSettings;
 
 // Every fetch a stream asks for lands in one of three places: the header pass (add_bytes, until
 // open() is satisfied), PACK sections (section_bytes), and the strings STRS holds beyond what the
 // header needed (strings_bytes). Sections decode on a TaskPool; a decoded section whose models'
 // file names are not loaded yet waits for them, still counted as in flight.
-class Eu7bStream {
+class RemoteModule final : public stream::RemoteDocument {
  public:
-  Eu7bStream(std::uint64_t file_size, std::string name, StreamSettings settings = {});
-  ~Eu7bStream();
+  RemoteModule(std::uint64_t file_size, std::string name, StreamSettings settings = {});
+  ~RemoteModule() override;
 
-  void add_bytes(std::uint64_t offset, std::vector<std::uint8_t> bytes) { source_.add(offset, std::move(bytes)); }
+  void add_bytes(std::uint64_t offset, std::vector<std::uint8_t> bytes) override { source_.add(offset, std::move(bytes)); }
   // The header pass with the bytes so far: nullopt once the module is read and the strings its
   // records use are loaded, else the next range to fetch (at least `read_ahead` bytes), or an
   // error if the file is bad. STRS beyond those strings is not read here.
-  Result<std::optional<Span>> open(std::uint64_t read_ahead = 64 * 1024);
-  bool opened() const { return ready_; }
+  Result<std::optional<Span>> open(std::uint64_t read_ahead = 64 * 1024) override;
+  bool opened() const override { return ready_; }
   const eu7b::Module& module() const { return *module_; }
 
-  scene::Scene static_scene();        // everything but PACK; call once after open
-  glm::dvec3 start_position() const;  // where the camera starts: the first track, else the sections' middle
+  scene::Scene static_scene() override;        // everything but PACK; call once after open
+  glm::dvec3 start_position() const override;  // where the camera starts: the first track, else the sections' middle
 
-  std::vector<SectionRequest> update(const glm::dvec3& camera, std::vector<SectionId>& cancel);
+  std::vector<SectionRequest> update(const glm::dvec3& camera, std::vector<SectionId>& cancel) override;
   // Checks the length now and queues the decode; decode errors come back from take_errors().
-  Error section_bytes(SectionId id, std::span<const std::uint8_t> bytes);
-  void section_failed(SectionId id);
-  std::optional<scene::Scene> apply_one(const glm::dvec3& camera);  // a delta for scene::merge_delta
-  std::vector<SectionId> evict(const glm::dvec3& camera);
-  std::vector<std::string> take_errors();  // sections that failed to decode since the last call
-  void wait_for_decodes();                 // blocks until every queued decode has finished (tests)
-  std::uint64_t decoded_off_thread() const { return decoded_off_thread_; }  // by the pool, not the caller
-  const SectionStreamer& streamer() const { return *streamer_; }
+  Error section_bytes(SectionId id, std::span<const std::uint8_t> bytes) override;
+  void section_failed(SectionId id) override;
+  std::optional<scene::Scene> apply_one(const glm::dvec3& camera) override;  // a delta for scene::merge_delta
+  std::vector<SectionId> evict(const glm::dvec3& camera) override;
+  std::vector<std::string> take_errors() override;  // sections that failed to decode since the last call
+  void wait_for_decodes() override;                 // blocks until every queued decode has finished (tests)
+  std::uint64_t decoded_off_thread() const override { return decoded_off_thread_; }  // by the pool, not the caller
+  const SectionStreamer& streamer() const override { return *streamer_; }
   // A streamed PACK model's fields while its section is resident (null otherwise).
   nlohmann::ordered_json pack_record(std::uint64_t index) const;
 
@@ -93,6 +71,23 @@ class Eu7bStream {
   void strings_failed() { strings_in_flight_ = false; }
   std::uint32_t strings_loaded() const { return module_ ? static_cast<std::uint32_t>(module_->strings.size()) : 0; }
   std::uint32_t string_count() const { return module_ ? module_->string_count() : 0; }
+
+  // RemoteDocument's late data is STRS past the header's strings.
+  std::optional<Span> late_request(std::uint64_t piece) override { return strings_request(piece); }
+  Error late_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) override { return strings_bytes(offset, bytes); }
+  void late_failed() override { strings_failed(); }
+  std::pair<std::uint64_t, std::uint64_t> late_progress() const override { return {strings_loaded(), string_count()}; }
+
+  // Document: the lists read the live module, so names that arrive after opening show up.
+  scene::Grid grid() const override { return kSectionGrid; }
+  std::string_view format_id() const override { return "eu7b"; }
+  std::string headline() const override { return ready_ ? eu7b::headline(*module_) : "EU7B (opening)"; }
+  nlohmann::ordered_json summary(std::size_t string_sample) const override;
+  std::vector<ListInfo> lists() const override;
+  nlohmann::ordered_json rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override;
+  nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
+  nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const override;
+  Result<scene::Scene> scene() const override;
 
  private:
   struct SectionInfo {
@@ -114,6 +109,7 @@ class Eu7bStream {
   StreamSettings settings_;
   std::unique_ptr<eu7b::Module> module_;
   std::unique_ptr<eu7b::StringFeed> strings_;
+  std::unique_ptr<RecordBrowser> browser_;  // over *module_
   bool ready_ = false;
   bool strings_in_flight_ = false;
   std::unique_ptr<eu7b::SceneBuilder> builder_;
@@ -134,4 +130,4 @@ class Eu7bStream {
   std::unique_ptr<TaskPool> pool_;  // last: its threads stop before the rest goes
 };
 
-}  // namespace sceneria::stream
+}  // namespace sceneria::eu7b

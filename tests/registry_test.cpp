@@ -2,11 +2,18 @@
 
 #include <random>
 
-#include "formats/inspect.hpp"
+#include "formats/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {
 namespace {
+
+// What `sceneria info --json` prints: the registry's description of the opened document.
+Result<nlohmann::ordered_json> inspect(ByteSource& source, std::size_t string_sample = 0) {
+  auto document = open_document(source);
+  if (!document) return document.error();
+  return describe(**document, string_sample);
+}
 
 std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -36,7 +43,7 @@ TEST(Inspect, SummaryOfTdV6) {
   SCENERIA_REQUIRE_SAMPLES();
   auto bytes = test::read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7");
   MemorySource src(bytes, "TD.v6.eu7");
-  auto r = inspect(src, {.string_sample = 3});
+  auto r = inspect(src, 3);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   const auto& j = *r;
   EXPECT_EQ(j["format"], "eu7b");
@@ -51,8 +58,11 @@ TEST(Inspect, SummaryOfTdV6) {
   // Keys in the documented order.
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "strings", "counts", "sections",
-                                            "stringSample"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "structureName", "structure", "strings",
+                                            "counts", "sections", "stringSample", "lists", "missingFiles", "warnings"}));
+  // The structure panel's table is the chunk table.
+  ASSERT_EQ(j["structure"].size(), j["chunks"].size());
+  EXPECT_EQ(j["structure"][2], nlohmann::ordered_json::parse(R"({"name":"TRAK","offset":9450,"size":11043,"count":87})"));
   EXPECT_EQ(j["chunks"][0]["records"], 305);  // STRS
   EXPECT_EQ(j["chunks"][2]["records"], 87);   // TRAK
   EXPECT_EQ(j["counts"]["tracks"], 87);
@@ -65,7 +75,7 @@ TEST(Inspect, Cp1250StringsAreShownAsUnicode) {
   SCENERIA_REQUIRE_SAMPLES();
   auto bytes = test::read_file(test::samples_dir() / "maszyna/allnodes/allnodes.v9-root.eu7");
   MemorySource src(bytes, "allnodes.v9-root.eu7");
-  auto r = inspect(src, {.string_sample = 1000});
+  auto r = inspect(src, 1000);
   ASSERT_TRUE(r.ok());
   bool found = false;
   for (const auto& s : (*r)["stringSample"])

@@ -1,0 +1,103 @@
+// The page through the format registry: a folder opened with the files a scenery refers to (and
+// the ones it lacks listed), the file input's accepted extensions, and every kind of object drawn
+// in the view clicked on the canvas and found in its record list.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir } from './helpers.mjs';
+
+// The model files a module places, as the reference decoder printed them (our oracle).
+function referenceModelFiles(rel) {
+  const text = readFileSync(join(samplesDir, rel.replace(/\.eu7$/, '.reference-decode.txt')), 'utf8');
+  return [...new Set((text.match(/[-\w/#.]+\.(t3d|e3d)/gi) || []).map((n) => n.toLowerCase()))];
+}
+
+test('a folder opened with its scenery lists the model files it lacks, matching names without case', async ({ page }) => {
+  requireSamples();
+  const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+  const expected = referenceModelFiles(rel);
+  expect(expected.length).toBe(39);
+  const present = expected.filter((n) => /most445|hala1/.test(n));
+  expect(present.length).toBeGreaterThanOrEqual(2);
+
+  // A game folder as Windows users have it: mixed case, models beside the scenery's folder.
+  const root = join(mkdtempSync(join(tmpdir(), 'sceneria-folder-')), 'MaSzyna');
+  mkdirSync(join(root, 'scenery'), { recursive: true });
+  copyFileSync(join(samplesDir, rel), join(root, 'scenery', 'wrapinc.eu7'));
+  for (const name of present) {
+    const path = join(root, 'Models', ...name.replace(/\.(t3d|e3d)$/, '.T3D').split('/').map((p) => p[0].toUpperCase() + p.slice(1)));
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, 'placeholder model');
+  }
+
+  await openViewer(page);
+  await page.setInputFiles('#folder-input', root);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'wrapinc.eu7');
+  await expect(page.locator('#missing')).toBeVisible();
+  const shown = await page.$$eval('#missing-files li', (items) => items.map((li) => li.textContent.toLowerCase()));
+  expect(shown.sort()).toEqual(expected.filter((n) => !present.includes(n)).sort());
+  await expect(page.locator('#missing-count')).toHaveText(`(${expected.length - present.length})`);
+  // The scenery still opened whole: its PACK models are all there, as placeholders.
+  expect(await page.evaluate(() => window.sceneria.lastResult.lists.find((l) => l.id === 'pack_models').count)).toBe(77);
+
+  // The same scenery dropped alone: nothing to look in, so nothing is listed as missing.
+  await dropFile(page, 'alone.eu7', sample(rel));
+  await expect(page.locator('#missing')).toBeHidden();
+});
+
+test('the file input accepts what the registry reads', async ({ page }) => {
+  await openViewer(page);
+  await expect(page.locator('#file-input')).toHaveAttribute('accept', /(^|,)\.eu7(,|$)/);
+  const formats = await page.evaluate(() => window.sceneria.parser.formats());
+  const extensions = formats.formats.flatMap((f) => f.extensions);
+  expect(await page.locator('#file-input').getAttribute('accept')).toBe(extensions.join(','));
+});
+
+test('every kind of object in the view, clicked on the canvas, opens its record', async ({ page }) => {
+  requireSamples();
+  test.setTimeout(180_000);
+  await openViewer(page);
+  await dropFile(page, 'TD.v6.eu7', sample('maszyna/eu7/TD.v6.eu7'));
+  const lists = await page.evaluate(() => window.sceneria.lastResult.lists.map((l) => l.id));
+  // One object of every kind the scene draws.
+  const firsts = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const out = {};
+    for (let id = 0; id < v.stats().objects; id++) {
+      const o = v.object(id);
+      if (!(o.kind in out)) out[o.kind] = o.id;
+    }
+    return out;
+  });
+  const kinds = Object.keys(firsts);
+  expect(kinds.length).toBeGreaterThanOrEqual(3);
+  for (const kind of kinds) {
+    expect(lists).toContain(kind);
+    const hit = await page.evaluate(async (id) => {
+      const v = window.sceneria.viewer;
+      const o = v.object(id);
+      v.lookAt(o.x, o.y, o.z, 40);
+      v.renderFrame();
+      const p = v.project(o.x, o.y, o.z);
+      if (!p) return null;
+      // Where this object is under the cursor: a pick in a small spiral around its anchor.
+      for (let r = 0; r <= 12; r += 2)
+        for (let a = 0; a < (r ? 12 : 1); a++) {
+          const x = Math.round(p.x + r * Math.cos(a * Math.PI / 6)), y = Math.round(p.y + r * Math.sin(a * Math.PI / 6));
+          const h = v.pick(x, y);
+          if (h && h.kind === o.kind) return { x, y, kind: h.kind, index: h.index };
+        }
+      return null;
+    }, firsts[kind]);
+    expect(hit, `${kind}: an object of this kind under the cursor`).not.toBeNull();
+    // A real click on the canvas: the inspector shows that record.
+    const shown = page.evaluate(() => new Promise((resolve) => document.addEventListener('sceneria:record', (e) => resolve(e.detail), { once: true })));
+    const box = await page.locator('#canvas').boundingBox();
+    await page.mouse.click(box.x + hit.x, box.y + hit.y);
+    const detail = await shown;
+    expect(detail.kind).toBe(kind);
+    expect(detail.index).toBe(hit.index);
+    expect(detail.record, `${kind} ${hit.index}: record`).not.toBeNull();
+    await expect(page.locator('#inspector')).toBeVisible();
+  }
+});

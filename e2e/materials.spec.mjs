@@ -1,0 +1,65 @@
+// The renderer's materials, on a scene made for it (src/scene/material_board.hpp): textured parts
+// (RGBA8 and BC1 blocks), alpha mask, alpha blend, one- and two-sided faces, checked by the real
+// WebGL2 pixels where each board projects.
+import { test, expect, openViewer } from './helpers.mjs';
+
+const red = ([r, g, b]) => r > 100 && g < 50 && b < 50;
+const green = ([r, g, b]) => g > 100 && r < 50 && b < 50;
+const blue = ([r, g, b]) => b > 100 && r < 50 && g < 50;
+const yellow = ([r, g, b]) => r > 100 && g > 100 && b < 50;
+
+test('textured, masked, blended and two-sided parts draw as their materials say', async ({ page }) => {
+  await openViewer(page);
+  const px = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const error = v.loadScene(v.materialBoard());
+    if (error) return { error };
+    v.setOrbit(0, 10, 0, 110, 0, 0);  // from +Z, looking at the boards' faces
+    const at = (x, y) => {
+      const p = v.project(x, y, 0);
+      return p ? [...v.readPixels(Math.round(p.x), Math.round(p.y), 1, 1)].slice(0, 3) : null;
+    };
+    const quadrants = (cx, cy) => [at(cx - 2, cy + 2), at(cx + 2, cy + 2), at(cx - 2, cy - 2), at(cx + 2, cy - 2)];
+    const shown = {
+      rgba: quadrants(-30, 4), bc1: quadrants(-10, 4), twoSidedBack: quadrants(-10, 16),
+      oneSidedBack: [at(-30, 16), at(10, 16), at(30, 16)],
+      maskCut: at(8, 4), maskKept: at(12, 4), blend: at(30, 4),
+    };
+    v.setLayers(true, false);  // the same points without the boards: the background
+    const background = { oneSidedBack: [at(-30, 16), at(10, 16), at(30, 16)], maskCut: at(8, 4), blend: at(30, 4) };
+    v.setLayers(true, true);
+    // Picking follows the materials: nothing through the cut-out, the board where it is kept.
+    const pickAt = (x, y) => { const p = v.project(x, y, 0); return v.pick(Math.round(p.x), Math.round(p.y)); };
+    const picks = { maskCut: pickAt(6.5, 4), maskKept: pickAt(12, 4), blend: pickAt(30, 4) };
+    v.renderFrame();
+    return { shown, background, picks, stats: v.stats() };
+  });
+  expect(px.error).toBeUndefined();
+  const { shown, background, picks } = px;
+  // Texture top-left red, top-right green, bottom-left blue, bottom-right yellow, from pixels and from blocks.
+  for (const [name, q] of [['RGBA8', shown.rgba], ['BC1', shown.bc1]]) {
+    expect(red(q[0]), `${name} top-left ${q[0]}`).toBe(true);
+    expect(green(q[1]), `${name} top-right ${q[1]}`).toBe(true);
+    expect(blue(q[2]), `${name} bottom-left ${q[2]}`).toBe(true);
+    expect(yellow(q[3]), `${name} bottom-right ${q[3]}`).toBe(true);
+  }
+  // The two-sided board turned away shows its texture mirrored; one-sided ones turned away are culled.
+  const back = shown.twoSidedBack;
+  expect(green(back[0]) && red(back[1]) && yellow(back[2]) && blue(back[3]), `two-sided back ${JSON.stringify(back)}`).toBe(true);
+  shown.oneSidedBack.forEach((c, i) => expect(c, `one-sided back ${i}`).toEqual(background.oneSidedBack[i]));
+  // Mask: the cut-out half is the background, the kept half white (lit).
+  expect(shown.maskCut).toEqual(background.maskCut);
+  expect(Math.min(...shown.maskKept)).toBeGreaterThan(140);
+  // Blend: half way between the background and the same red drawn opaque (the RGBA8 board's
+  // top-left texel: same normal, same light).
+  for (let c = 0; c < 3; c++) {
+    const expected = (shown.rgba[0][c] + background.blend[c]) / 2;
+    expect(Math.abs(shown.blend[c] - expected), `blend channel ${c}: ${shown.blend} vs ${expected}`).toBeLessThan(12);
+  }
+  expect(picks.maskCut).toBeNull();
+  expect(picks.maskKept).toMatchObject({ kind: 'boards', index: 4 });
+  expect(picks.blend).toMatchObject({ kind: 'boards', index: 6 });
+  // One draw per part over its instances: 4 meshes of one part each, plus the sky.
+  expect(px.stats.meshesDrawn).toBe(4);
+  expect(px.stats.drawCalls).toBe(5);
+});

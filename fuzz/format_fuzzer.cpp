@@ -1,0 +1,40 @@
+// libFuzzer target for one registered format, through the registry only (built once per folder
+// under src/formats/, with SCENERIA_FUZZ_FORMAT naming it): whatever opens must summarise, page
+// through its lists, give its records and build its scene without a crash, a leak or UB, and write
+// itself back to the same bytes through the writer for its own extension.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "formats/registry.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace sceneria;
+  static const Format* format = find_format(SCENERIA_FUZZ_FORMAT);
+  if (!format) std::abort();  // the folder has no registry entry
+  const std::string name = "fuzz" + std::string(format->extensions.empty() ? "" : format->extensions.front());
+  MemorySource source(std::span<const std::uint8_t>(data, size), name);
+  auto document = format->open(source, {});
+  if (!document) {
+    if (document.error().message.empty()) std::abort();  // every failure says what and where
+    return 0;
+  }
+  const Document& d = **document;
+  (void)describe(d, 8).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  (void)d.headline();
+  for (const ListInfo& list : d.lists()) {
+    (void)d.rows(list.id, 0, 50);
+    if (list.count > 0) (void)d.record(list.id, list.count - 1);
+    if (!d.record(list.id, list.count).is_null()) std::abort();
+  }
+  (void)d.validate();
+  if (auto scene = d.scene())
+    for (const auto& o : scene->objects)
+      if (o.kind >= scene->kinds.size()) std::abort();
+  if (const Writer* w = format->writer_for(name)) {
+    auto bytes = w->write(d, {});
+    if (!bytes || *bytes != std::vector<std::uint8_t>(data, data + size)) std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,60 @@
+#pragma once
+// What every format's reader opens into, and all that callers (the CLI, the bindings, the page)
+// ever see of a format: a summary, record lists with rows and full records, the scene to draw,
+// warnings with their locations, what it can be written as. A format is one folder under
+// src/formats/ implementing this, plus one line in formats/registry.cpp.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "scene/scene.hpp"
+
+namespace sceneria {
+
+// One list of records. The document owns ids, labels and numbering: a scene object (kind, index)
+// names a list id and a row in it, and rows/record answer for exactly that numbering.
+struct ListInfo {
+  std::string id;     // "tracks", "pack_models", ...
+  std::string label;  // "Tracks", "PACK models", ...
+  std::uint64_t count = 0;
+};
+
+class Document {
+ public:
+  virtual ~Document() = default;
+
+  virtual std::string_view format_id() const = 0;  // the registry's id ("eu7b")
+  // One line for titles and `validate`: "EU7B v9, 7 chunks, 77 PACK models".
+  virtual std::string headline() const = 0;
+  // {"format", "version", "size", "counts": {...}, "structure": [{"name","offset","size","detail"}],
+  // format-specific extras...}; "stringSample" holds the first `string_sample` strings as text.
+  virtual nlohmann::ordered_json summary(std::size_t string_sample) const = 0;
+  virtual std::vector<ListInfo> lists() const = 0;
+  // [{"i": index, "name": ..., "detail": ...}, ...]
+  virtual nlohmann::ordered_json rows(std::string_view list, std::uint64_t first, std::uint64_t count) const = 0;
+  // Rows whose name or detail contains `query` (case-insensitive), at most `limit`.
+  virtual nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const = 0;
+  // Every field of one record, strings as text; null if there is none (or it is not loaded).
+  virtual nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const = 0;
+  // What to draw; object kinds are list ids. A format with nothing to draw returns an empty scene.
+  virtual Result<scene::Scene> scene() const = 0;
+  // Non-fatal findings from reading (with locations), and deeper checks (`sceneria validate`).
+  virtual std::vector<Warning> warnings() const { return {}; }
+  virtual std::vector<Warning> validate() const { return warnings(); }
+  // Files the document refers to that the asset resolver could not find.
+  virtual std::vector<std::string> missing_assets() const { return {}; }
+  // The document losslessly as JSON (`sceneria dump`), if the format has such a form.
+  virtual Result<nlohmann::ordered_json> dump() const {
+    return Error{Errc::bad_value, 0, "this format has no JSON form"};
+  }
+};
+
+// Lists as JSON for the page and `info --json`: [{"id","label","count"}].
+nlohmann::ordered_json lists_json(const Document& document);
+
+}  // namespace sceneria

@@ -1,0 +1,129 @@
+#include "formats/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+#include "formats/eu7b/format.hpp"
+
+namespace sceneria {
+
+namespace {
+
+// Every format, in probe order. One line per format.
+const std::vector<Format>& registry() {
+  static const std::vector<Format> all = {
+      eu7b::format(),
+  };
+  return all;
+}
+
+Error with_file(Error e, const std::string& name) {
+  if (e.file.empty()) e.file = name;
+  return e;
+}
+
+}  // namespace
+
+nlohmann::ordered_json lists_json(const Document& document) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& l : document.lists()) out.push_back({{"id", l.id}, {"label", l.label}, {"count", l.count}});
+  return out;
+}
+
+const Writer* Format::writer_for(std::string_view path_or_id) const {
+  for (const Writer& w : writers)
+    if (w.id == path_or_id) return &w;
+  for (const Writer& w : writers)
+    if (iends_with(path_or_id, w.extension)) return &w;
+  return nullptr;
+}
+
+std::span<const Format> formats() { return registry(); }
+
+const Format* find_format(std::string_view id) {
+  for (const Format& f : registry())
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size) {
+  for (const Format& f : registry())
+    if (f.probe(head, name)) return &f;
+  for (const Format& f : registry())
+    for (std::string_view ext : f.extensions)
+      if (iends_with(name, ext)) return &f;
+  std::string tried;
+  for (const Format& f : registry()) {
+    std::string exts;
+    for (std::string_view ext : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(ext);
+    tried += fmt::format("{}{} ({})", tried.empty() ? "" : ", ", f.name, exts);
+  }
+  Error e{Errc::unknown_format, 0, fmt::format("{}: not a recognised file ({} bytes; tried: {})", name, size, tried)};
+  e.file = std::string(name);
+  return e;
+}
+
+Result<const Format*> detect(ByteSource& source) {
+  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
+  if (Error e = source.read(0, head)) return with_file(std::move(e), source.name());
+  return detect(head, source.name(), source.size());
+}
+
+Result<std::unique_ptr<Document>> open_document(ByteSource& source, const OpenOptions& options) {
+  auto format = detect(source);
+  if (!format) return format.error();
+  auto document = (*format)->open(source, options);
+  if (!document) return with_file(document.error(), source.name());
+  return document;
+}
+
+std::pair<std::string, std::vector<std::uint8_t>> demo_file() {
+  for (const Format& f : registry())
+    if (f.demo) return {fmt::format("demo{}", f.extensions.empty() ? "" : f.extensions.front()), f.demo()};
+  return {};
+}
+
+std::string accepted_extensions() {
+  std::string out;
+  for (const Format& f : registry())
+    for (std::string_view ext : f.extensions) out += (out.empty() ? "" : ",") + std::string(ext);
+  return out;
+}
+
+nlohmann::ordered_json formats_json() {
+  auto out = nlohmann::ordered_json::array();
+  for (const Format& f : registry()) {
+    nlohmann::ordered_json j;
+    j["id"] = f.id;
+    j["name"] = f.name;
+    j["extensions"] = nlohmann::ordered_json::array();
+    for (std::string_view ext : f.extensions) j["extensions"].push_back(ext);
+    j["reads"] = f.open != nullptr;
+    j["streams"] = f.open_remote != nullptr;
+    j["writes"] = nlohmann::ordered_json::array();
+    for (const Writer& w : f.writers)
+      j["writes"].push_back({{"id", w.id}, {"extension", w.extension}, {"description", w.description}, {"params", w.params}});
+    j["demo"] = f.demo != nullptr;
+    j["generate"] = f.generate != nullptr;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+nlohmann::ordered_json describe(const Document& document, std::size_t string_sample) {
+  nlohmann::ordered_json j = document.summary(string_sample);
+  j["lists"] = lists_json(document);
+  j["missingFiles"] = document.missing_assets();
+  auto warnings = nlohmann::ordered_json::array();
+  for (const Warning& w : document.warnings()) {
+    nlohmann::ordered_json o{{"file", w.file}, {"offset", w.offset}, {"message", w.message}};
+    if (w.line) o["line"] = w.line, o["column"] = w.column;
+    warnings.push_back(std::move(o));
+  }
+  j["warnings"] = std::move(warnings);
+  return j;
+}
+
+}  // namespace sceneria

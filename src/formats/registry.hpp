@@ -1,0 +1,88 @@
+#pragma once
+// The one place that knows every format. Each entry says what the format is called, how to
+// recognise it, how to open it (whole, or streamed), what it can be written as, and how to make a
+// demo or a synthetic sample of it. The CLI, the bindings and the browser worker go through here;
+// nothing else names a format. Adding a format: its folder under src/formats/ plus one line in
+// registry.cpp (docs/architecture.md, "How to add a format").
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "formats/document.hpp"
+#include "io/assets.hpp"
+#include "io/byte_source.hpp"
+#include "stream/remote_document.hpp"
+
+namespace sceneria {
+
+// How many leading bytes a probe sees (text formats sniff further than a magic number).
+constexpr std::size_t kProbeBytes = 4096;
+
+struct OpenOptions {
+  AssetResolver* assets = nullptr;  // files the document refers to; nullptr: none available
+};
+
+// Named options of a writer ("version" = "8", "pack-format" = "5"); each writer says which it takes.
+struct WriteOptions {
+  std::map<std::string, std::string> params;
+  bool lossy = false;                         // allow what the target cannot hold to be dropped
+  std::vector<std::string>* losses = nullptr;  // and list each drop here
+};
+
+struct Writer {
+  std::string_view id;         // "eu7b", "json"
+  std::string_view extension;  // ".eu7"
+  std::string_view description;
+  std::string_view params;  // for `sceneria formats`: "version=4..9 pack-format=flat|1..6"
+  Result<std::vector<std::uint8_t>> (*write)(const Document& document, const WriteOptions& options);
+};
+
+struct GenerateOptions {
+  std::uint64_t models = 1000;
+  std::uint64_t seed = 1;
+  std::map<std::string, std::string> params;
+};
+
+struct Format {
+  std::string_view id;    // "eu7b"
+  std::string_view name;  // "EU7B compiled MaSzyna scenery module"
+  std::vector<std::string_view> extensions;  // with the dot, lower case
+  // Whether the bytes are this format: `head` is up to kProbeBytes from the start, `name` the
+  // file name (a sniff may use both; magic numbers alone decide where a format has them).
+  bool (*probe)(std::span<const std::uint8_t> head, std::string_view name) = nullptr;
+  Result<std::unique_ptr<Document>> (*open)(ByteSource& source, const OpenOptions& options) = nullptr;
+  // Streams: opened from ranges of a file that stays remote. nullptr: read whole.
+  std::unique_ptr<stream::RemoteDocument> (*open_remote)(std::uint64_t size, std::string name) = nullptr;
+  std::vector<Writer> writers;
+  std::vector<std::uint8_t> (*demo)() = nullptr;  // a small file of this format for the page's first view
+  Result<std::vector<std::uint8_t>> (*generate)(const GenerateOptions& options) = nullptr;  // synthetic samples
+
+  const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
+};
+
+std::span<const Format> formats();
+const Format* find_format(std::string_view id);
+// The format of these bytes: a probe match first, else a file named like a format (so its reader
+// gives the precise complaint); else an unknown_format error that lists what was tried.
+Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size);
+Result<const Format*> detect(ByteSource& source);
+// detect + open. Errors carry the source's name in Error::file.
+Result<std::unique_ptr<Document>> open_document(ByteSource& source, const OpenOptions& options = {});
+// The first format with a demo: its name and bytes.
+std::pair<std::string, std::vector<std::uint8_t>> demo_file();
+// ".eu7,.json" for a file input's accept attribute.
+std::string accepted_extensions();
+// [{"id","name","extensions","streams","writes":[{"id","extension","params"}],"demo","generate"}]
+nlohmann::ordered_json formats_json();
+
+// Summary plus lists and missing assets in one object (`sceneria info --json`, the page).
+nlohmann::ordered_json describe(const Document& document, std::size_t string_sample = 0);
+
+}  // namespace sceneria

@@ -99,5 +99,8 @@ test('every kind of object in the view, clicked on the canvas, opens its record'
     expect(detail.index).toBe(hit.index);
     expect(detail.record, `${kind} ${hit.index}: record`).not.toBeNull();
     await expect(page.locator('#inspector')).toBeVisible();
+    // Enumerated fields read by name, the stored number beside it.
+    if (kind === 'tracks')
+      await expect(page.locator('#record-fields dt:text-is("type") + dd')).toHaveText(/^(normal|switch) \([12]\)$/);
   }
 });

@@ -1,7 +1,7 @@
 // The renderer's materials, on a scene made for it (src/scene/material_board.hpp): textured parts
 // (RGBA8 and BC1 blocks), alpha mask, alpha blend, one- and two-sided faces, checked by the real
 // WebGL2 pixels where each board projects.
-import { test, expect, openViewer } from './helpers.mjs';
+import { test, expect, openViewer, dropFile, sample, requireSamples, differenceAt, referencePackModels } from './helpers.mjs';
 
 const red = ([r, g, b]) => r > 100 && g < 50 && b < 50;
 const green = ([r, g, b]) => g > 100 && r < 50 && b < 50;
@@ -59,7 +59,50 @@ test('textured, masked, blended and two-sided parts draw as their materials say'
   expect(picks.maskCut).toBeNull();
   expect(picks.maskKept).toMatchObject({ kind: 'boards', index: 4 });
   expect(picks.blend).toMatchObject({ kind: 'boards', index: 6 });
-  // One draw per part over its instances: 4 meshes of one part each, plus the sky.
+  // One draw per part over its instances: 4 meshes of one part each, plus the sky and the ground
+  // grid (the boards bring no ground).
   expect(px.stats.meshesDrawn).toBe(4);
-  expect(px.stats.drawCalls).toBe(5);
+  expect(px.stats.drawCalls).toBe(6);
+});
+
+test('far-away model proxies keep a few pixels on screen instead of vanishing', async ({ page }) => {
+  requireSamples();
+  const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+  await openViewer(page);
+  await dropFile(page, 'pack.eu7', sample(rel));
+  const [model] = referencePackModels(rel);
+  // A 4 m proxy 1,500 m away is under 2 pixels tall; drawn at least 4 pixels, it shows.
+  const far = await differenceAt(page, model.loc, 1500, 'models', 6);
+  expect(far.projected).toBe(true);
+  expect(far.differ, `pixels of the proxy at 1.5 km: ${far.differ}`).toBeGreaterThanOrEqual(10);
+  // Close by, it is its own size (the minimum does not inflate it).
+  const near = await differenceAt(page, model.loc, 60, 'models', 40);
+  expect(near.differ).toBeGreaterThan(far.differ);
+});
+
+test('a ground grid is drawn where the scenery has no terrain, and not where it has', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  const gridPixels = () => page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    v.startView();
+    v.setOrbit(...(() => { const c = v.camera(); return [...c.target, c.distance, c.yaw, 0.35]; })());
+    const s = v.stats();
+    const on = v.readPixels(0, 0, s.width, s.height);
+    v.setGrid(false);
+    const off = v.readPixels(0, 0, s.width, s.height);
+    v.setGrid(true);
+    let n = 0;
+    for (let i = 0; i < on.length; i += 4)
+      if (Math.abs(on[i] - off[i]) + Math.abs(on[i + 1] - off[i + 1]) + Math.abs(on[i + 2] - off[i + 2]) > 24) n++;
+    return n / (on.length / 4);
+  });
+  // The demo has terrain: no grid over it.
+  expect(await gridPixels()).toBe(0);
+  // The PACK sample is models only (no terrain, no ground shapes): the grid is its ground.
+  await dropFile(page, 'pack.eu7', sample('maszyna/eu7/wrapinc_linia053.v9-pack6.eu7'));
+  expect(await gridPixels()).toBeGreaterThan(0.005);
+  // TD.v6 draws its own ground as shapes: the grid lies beneath it, out of sight.
+  await dropFile(page, 'TD.v6.eu7', sample('maszyna/eu7/TD.v6.eu7'));
+  expect(await gridPixels()).toBeLessThan(0.0005);
 });

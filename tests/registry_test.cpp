@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "formats/registry.hpp"
@@ -81,6 +82,43 @@ TEST(Inspect, Cp1250StringsAreShownAsUnicode) {
   for (const auto& s : (*r)["stringSample"])
     if (s.get<std::string>() == "plot/plot_Słup_A.t3d") found = true;
   EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+TEST(Inspect, EnumeratedFieldsCarryTheirNames) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto bytes = test::read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7");
+  MemorySource src(bytes, "TD.v6.eu7");
+  auto doc = open_document(src);
+  ASSERT_TRUE(doc.ok());
+  std::map<std::string, int> types;
+  for (std::uint64_t i = 0; i < 87; ++i) {
+    const auto r = (*doc)->record("tracks", i);
+    ASSERT_TRUE(r.contains("$labels")) << i;
+    const auto& labels = r["$labels"];
+    const std::uint64_t type = r["type"];
+    const std::vector<std::string> names = {"unknown", "normal", "switch", "table", "cross", "tributary"};
+    ASSERT_LT(type, names.size());
+    EXPECT_EQ(labels["type"], names[type]);
+    EXPECT_EQ(labels["category"], r["category"] == 1 ? "rail" : r["category"] == 2 ? "road" : "water");
+    ++types[labels["type"].get<std::string>()];
+  }
+  // The text the module was compiled from names each track's type: 85 normal, 2 switches.
+  const auto scn = test::read_file(test::samples_dir() / "maszyna/text/TD.scn");
+  const std::string text(scn.begin(), scn.end());
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(types["switch"], count("track switch"));
+  EXPECT_EQ(types["normal"], count("track normal"));
+  EXPECT_EQ(types["switch"] + types["normal"], 87);
 }
 
 }  // namespace

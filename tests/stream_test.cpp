@@ -32,17 +32,28 @@ TEST(SectionStreamer, RequestsNearestFirstWithinBudgetsAndAppliesOnePerFrame) {
   SectionStreamer s(grid(40, 40));
   std::vector<SectionId> cancel;
   const glm::dvec3 cam = centre({255, 255});
+  // A cold start asks for the nearest section alone and waits for it: the first models come after
+  // the header and one section, whatever the density of the ring around it.
+  EXPECT_EQ(s.update(cam, cancel), (std::vector<SectionId>{{255, 255}}));
+  EXPECT_TRUE(s.update(cam, cancel).empty());
+  EXPECT_FALSE(s.near_loaded(cam));
+  s.fetched({255, 255});
   auto req = s.update(cam, cancel);
   ASSERT_EQ(req.size(), 72u);  // max in flight
-  EXPECT_EQ(req.front(), (SectionId{255, 255}));
+  for (std::size_t i = 0; i < 8; ++i) {  // the ring around it next
+    EXPECT_LE(std::abs(req[i].row - 255), 1) << i;
+    EXPECT_LE(std::abs(req[i].col - 255), 1) << i;
+  }
   for (SectionId id : req) {  // all inside the stream radius of 9
     EXPECT_LE(std::abs(id.row - 255), 9);
     EXPECT_LE(std::abs(id.col - 255), 9);
   }
   EXPECT_TRUE(s.update(cam, cancel).empty());  // nothing more while 72 are in flight
+  EXPECT_FALSE(s.near_loaded(cam));
   for (SectionId id : req) s.fetched(id);
-  EXPECT_EQ(s.ready(), 72u);
-  EXPECT_TRUE(s.update(cam, cancel).empty());  // 72 decoded waiting > 36: backpressure
+  EXPECT_TRUE(s.near_loaded(cam));  // now reads may be merged
+  EXPECT_EQ(s.ready(), 73u);
+  EXPECT_TRUE(s.update(cam, cancel).empty());  // 73 decoded waiting > 36: backpressure
   auto first = s.apply_one(cam);
   ASSERT_TRUE(first);
   EXPECT_EQ(*first, (SectionId{255, 255}));  // nearest first, one per call
@@ -101,6 +112,15 @@ TEST(SectionStreamer, ResidentSetStaysBoundedOnALongFlight) {
   // 10 rows x (2 * keep radius 11 + 1 columns, plus the 4 of look-ahead still wanted).
   EXPECT_LE(max_resident, 10u * (23u + 4u));
   EXPECT_GT(max_resident, 10u * 10u);
+}
+
+TEST(Coalesce, EachSectionAloneUntilTheNearestAreIn) {
+  const std::vector<Span> spans = {{1000, 2000}, {0, 500}, {2100, 3000}};
+  const auto alone = plan_reads(spans, false);
+  ASSERT_EQ(alone.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(alone[i].parts, (std::vector<std::size_t>{i}));
+  EXPECT_EQ(alone[0].span.begin, 1000u);  // in the order asked: nearest first
+  EXPECT_EQ(plan_reads(spans, true).size(), 1u);
 }
 
 TEST(Coalesce, MergesSmallGapsUpToTheCap) {

@@ -160,7 +160,7 @@ class StreamBinding {
   }
   val staticScene() { return to_uint8_array(sceneria::scene::serialize(stream_->static_scene())); }
   // {"reads":[{begin,end,parts:[{row,col,begin,end}]}],"cancel":[{row,col}],"evict":[{row,col}],…}:
-  // the sections to fetch, merged into reads by stream::coalesce (small gaps, bounded size).
+  // the sections to fetch as reads (stream::plan_reads: alone until the nearest are in, then merged).
   std::string update(double x, double y, double z) {
     std::vector<sceneria::stream::SectionId> cancel;
     const auto requests = stream_->update({x, y, z}, cancel);
@@ -168,7 +168,7 @@ class StreamBinding {
     for (const auto& r : requests) spans.push_back({r.begin, r.end});
     nlohmann::ordered_json out;
     out["reads"] = nlohmann::ordered_json::array();
-    for (const auto& read : sceneria::stream::coalesce(spans)) {
+    for (const auto& read : sceneria::stream::plan_reads(spans, stream_->streamer().near_loaded({x, y, z}))) {
       auto parts = nlohmann::ordered_json::array();
       for (std::size_t i : read.parts) {
         const auto& r = requests[i];
@@ -190,7 +190,7 @@ class StreamBinding {
     out["decodedOffThread"] = stream_->decoded_off_thread();
     return to_text(out);
   }
-  // [begin, end] of the next piece of late data to fetch (EU7B: model names), or null.
+  // [begin, end] of the next piece of late data to fetch (model names, say), or null.
   std::string lateRequest(double piece) {
     const auto span = stream_->late_request(static_cast<std::uint64_t>(piece));
     return span ? to_text(nlohmann::ordered_json{span->begin, span->end}) : "null";

@@ -205,11 +205,14 @@ async function inspect(kind, index, { highlight = false, object } = {}) {
   $('drive-here').hidden = kind !== 'tracks';
   const fields = $('record-fields');
   fields.replaceChildren();
+  // Enumerated fields by name, the stored number beside it ("$labels" from the document).
+  const labels = record?.$labels || {};
   for (const [key, value] of Object.entries(record || {})) {
+    if (key === '$labels') continue;
     const dt = document.createElement('dt');
     dt.textContent = key;
     const dd = document.createElement('dd');
-    dd.textContent = formatValue(value);
+    dd.textContent = key in labels ? `${labels[key]} (${formatValue(value)})` : formatValue(value);
     const raw = formatValue(value, (x) => x);
     if (raw !== dd.textContent) dd.title = raw;
     fields.append(dt, dd);
@@ -266,6 +269,11 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
     showSummary(name, result.summary);
     showKinds(result.lists);
     loadScene(result.scene);
+    // Non-fatal findings of the reader, with where they are (file, offset, line and column).
+    for (const w of (result.summary.warnings || []).slice(0, 20)) {
+      const where = w.line ? `line ${w.line}, column ${w.column}` : `byte ${number.format(w.offset)} (${hex(w.offset)})`;
+      notice(`${w.file || name}, ${where}: ${w.message}`);
+    }
     if (window.sceneria.lastResult.reloaded) {
       notice('the file changed on the server while it was open: reloaded');
       window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
@@ -306,7 +314,11 @@ async function streamTick() {
     if (r.delta) {
       const error = viewer.addDelta(r.delta);
       if (error) console.warn(`[sceneria] section rejected: ${error}`);
-      else s.applied = (s.applied || 0) + 1;
+      else {
+        s.applied = (s.applied || 0) + 1;
+        // What had been fetched when the first models went on screen (header + nearest section).
+        if (s.applied === 1) s.firstModelsBytes = r.stats.bytes;
+      }
     }
     for (const e of r.errors) {  // a clear message for that section; the rest keeps streaming
       console.warn(`[sceneria] ${e}`);
@@ -317,7 +329,7 @@ async function streamTick() {
     if (r.grid) s.grid = r.grid;
     drawMinimap(s, x, z);
     window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
-                               evicted: s.evicted || 0 };
+                               evicted: s.evicted || 0, firstModelsBytes: s.firstModelsBytes ?? null };
   } finally {
     ticking = false;
   }
@@ -363,8 +375,8 @@ function drawMinimap(s, camX, camZ) {
   }
   ctx.putImageData(image, 0, 0);
   // The document's section grid (cell size and the origin's offset in cells).
-  const grid = streaming?.grid || { cell: 1000, centre: 0 };
-  const col = camX / grid.cell + grid.centre, row = camZ / grid.cell + grid.centre;
+  const layout = streaming?.layout || { cell: 1000, centre: 0 };
+  const col = camX / layout.cell + layout.centre, row = camZ / layout.cell + layout.centre;
   ctx.fillStyle = '#ff4040';
   ctx.beginPath();
   ctx.arc(4 + (col - c0) * cell, height - 4 - (row - r0) * cell, 3, 0, 2 * Math.PI);

@@ -60,7 +60,7 @@ export class Parser {
   }
   // A camera tick for a streamed scenery: {delta (scene bytes or null), evict: [{row, col}],
   // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices, late: [loaded,
-  // total] (data read after the view, EU7B's model names), decodedOffThread}}; null if stale.
+  // total] (data read after the view, such as model names), decodedOffThread}}; null if stale.
   async camera(doc, x, y, z) {
     const r = await this.#request({ kind: 'camera', doc, x, y, z });
     return r.stale ? null : r;

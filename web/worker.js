@@ -135,7 +135,7 @@ async function openStream(m, fetcher, request, progress, signal, { head, size, f
   stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false };
   fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
-  result.stream = { url: request.url ?? null, size, start: result.start, grid: result.grid, bytes: fetcher.bytes, requests: fetcher.requests };
+  result.stream = { url: request.url ?? null, size, start: result.start, layout: result.grid, bytes: fetcher.bytes, requests: fetcher.requests };
   return result;
 }
 
@@ -205,7 +205,7 @@ function cameraTick(request) {
   };
 }
 
-// Data the document reads after opening (EU7B: model names), a piece at a time, when the
+// Data the document reads after opening (model names, say), a piece at a time, when the
 // document asks for it (at once when a decoded section waits for it, otherwise when idle).
 function fetchLate(s) {
   if (performance.now() < (s.lateRetryAt || 0)) return;

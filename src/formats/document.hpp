@@ -28,8 +28,8 @@ class Document {
  public:
   virtual ~Document() = default;
 
-  virtual std::string_view format_id() const = 0;  // the registry's id ("eu7b")
-  // One line for titles and `validate`: "EU7B v9, 7 chunks, 77 PACK models".
+  virtual std::string_view format_id() const = 0;  // the registry's id
+  // One line for titles and `validate`: format, version and what it holds.
   virtual std::string headline() const = 0;
   // {"format", "version", "size", "counts": {...}, "structure": [{"name","offset","size","detail"}],
   // format-specific extras...}; "stringSample" holds the first `string_sample` strings as text.

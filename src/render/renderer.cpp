@@ -76,14 +76,22 @@ layout(location = 5) in vec4 a_row1;
 layout(location = 6) in vec4 a_row2;
 layout(location = 7) in uint a_object;
 uniform mat4 u_view_projection;
+uniform float u_min_pixels;       // proxies: at least this many pixels tall (0: off)
+uniform float u_pixels_per_unit;  // pixels a 1 m object covers at 1 m (viewport height / 2 tan(fov/2))
+uniform float u_mesh_size;        // the mesh's height, metres
 out vec3 v_normal;
 out vec2 v_uv;
 out float v_distance;
 flat out uint v_object;
 void main() {
-  vec4 p = vec4(a_position, 1.0);
   v_uv = a_uv;
-  vec3 world = vec3(dot(a_row0, p), dot(a_row1, p), dot(a_row2, p));
+  vec3 t = vec3(a_row0.w, a_row1.w, a_row2.w);
+  vec3 local = vec3(dot(a_row0.xyz, a_position), dot(a_row1.xyz, a_position), dot(a_row2.xyz, a_position));
+  // Far away, a proxy grows about its origin so it stays visible (and clickable).
+  float size = u_mesh_size * length(vec3(a_row0.y, a_row1.y, a_row2.y));
+  float pixels = size / max(length(t), 1.0) * u_pixels_per_unit;
+  float grow = u_min_pixels > 0.0 ? max(1.0, u_min_pixels / max(pixels, 1e-3)) : 1.0;
+  vec3 world = t + local * grow;
   v_normal = vec3(dot(a_row0.xyz, a_normal), dot(a_row1.xyz, a_normal), dot(a_row2.xyz, a_normal));
   v_distance = length(world);
   v_object = a_object;
@@ -139,6 +147,7 @@ void main() {
 )";
 
 const glm::vec3 kFogColor(0.66f, 0.74f, 0.82f);
+constexpr float kProxyMinPixels = 4.0f;
 const glm::vec3 kLightDir = glm::normalize(glm::vec3(0.45f, 0.8f, 0.35f));
 
 GLuint compile(GLenum type, const std::string& source, std::string& error) {
@@ -269,6 +278,7 @@ void Renderer::build_grid() {
     line({t, 0, -e}, {t, 0, e}, c);
     line({-e, 0, t}, {e, 0, t}, c);
   }
+  grid_lines_ = static_cast<int>(v.size());  // the axes follow: drawn only for an empty view
   line({-e, 0.02f, 0}, {0, 0.02f, 0}, scene::rgba(0.55f, 0.2f, 0.2f));
   line({0, 0.02f, 0}, {e, 0.02f, 0}, scene::rgba(1.0f, 0.25f, 0.25f));
   line({0, 0, 0}, {0, 200, 0}, scene::rgba(0.3f, 1.0f, 0.35f));
@@ -446,12 +456,26 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
   glUniform1ui(loc(static_program_, "u_highlight"), highlight_);
   glUniform2ui(loc(static_program_, "u_hidden"), hidden_first_, hidden_end_);
   const GLint u_offset = loc(static_program_, "u_offset"), u_lit = loc(static_program_, "u_lit");
-  if (grid_ && (!scene_ || scene_->sections.empty()) && !ids) {
-    const glm::vec3 offset(-camera.eye);
+  // The ground grid where the scene brings no ground of its own: under the camera (in 100 m
+  // steps, so it does not swim), at the height of the lowest content.
+  if (grid_ && (!scene_ || scene_->sections.empty() || !scene_->has_ground) && !ids) {
+    const bool empty = !scene_ || scene_->sections.empty();
+    // Just below the lowest content, so it never shows through a ground the scenery draws itself.
+    const double ground = empty ? 0.0 : scene_->bounds_min.y - 0.5;
+    // Centred where the view's centre meets the ground (what an orbit looks at), else under the eye.
+    const glm::dvec3 forward = -glm::dvec3(camera.view[0][2], camera.view[1][2], camera.view[2][2]);
+    glm::dvec3 centre = camera.eye;
+    if (forward.y < -0.05) centre += forward * std::min((ground - camera.eye.y) / forward.y, 5000.0);
+    const glm::dvec3 at(std::floor(centre.x / 100.0) * 100.0, ground, std::floor(centre.z / 100.0) * 100.0);
+    const glm::vec3 offset(empty ? -camera.eye : at - camera.eye);
     glUniform3fv(u_offset, 1, glm::value_ptr(offset));
     glUniform1f(u_lit, 0.0f);
     glBindVertexArray(grid_vao_);
-    glDrawArrays(GL_LINES, 0, grid_count_);
+    // Beneath everything: drawn first and without depth, so the scenery's own ground always
+    // covers it (at a distance, depth precision alone would let it show through).
+    glDepthMask(empty ? GL_TRUE : GL_FALSE);
+    glDrawArrays(GL_LINES, 0, empty ? grid_count_ : grid_lines_);
+    glDepthMask(GL_TRUE);
     ++stats_.draw_calls;
   }
   if (scene_ && draw_static_) {
@@ -478,10 +502,15 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
     glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
     glUniform1i(loc(instanced_program_, "u_texture"), 0);
+    glUniform1f(loc(instanced_program_, "u_pixels_per_unit"), camera.projection[1][1] * 0.5f * static_cast<float>(viewport_h_));
+    const GLint u_min_pixels = loc(instanced_program_, "u_min_pixels"), u_mesh_size = loc(instanced_program_, "u_mesh_size");
     glActiveTexture(GL_TEXTURE0);
     glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
     auto bind_instances = [&](std::size_t m) {
       glBindVertexArray(meshes_[m].vao);
+      const scene::Mesh& mesh = scene_->meshes[m];
+      glUniform1f(u_min_pixels, mesh.proxy ? kProxyMinPixels : 0.0f);
+      glUniform1f(u_mesh_size, std::max(mesh.bounds_max.y - mesh.bounds_min.y, 0.01f));
       const std::size_t base = plan_.mesh_first[m] * sizeof(InstanceGpu);
       for (GLuint r = 0; r < 3; ++r)
         glVertexAttribPointer(4 + r, 4, GL_FLOAT, GL_FALSE, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 16 * r));
@@ -536,6 +565,7 @@ void Renderer::plan_and_upload(const CameraMatrices& camera) {
 
 void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_ = {};
+  viewport_h_ = height;
   const auto started = std::chrono::steady_clock::now();
   if (scene_) plan_and_upload(camera);
   stats_.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -587,6 +617,7 @@ std::uint32_t Renderer::pick(const CameraMatrices& camera, int width, int height
   glClearColor(0, 0, 0, 0);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   const FrameStats keep = stats_;
+  viewport_h_ = height;
   plan_and_upload(camera);
   draw_scene(camera, true);
   stats_ = keep;

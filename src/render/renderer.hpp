@@ -84,7 +84,7 @@ class Renderer {
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
   unsigned sky_vao_ = 0;
   unsigned grid_vao_ = 0, grid_vbo_ = 0;
-  int grid_count_ = 0;
+  int grid_count_ = 0, grid_lines_ = 0;
   unsigned instance_vbo_ = 0;
   std::size_t instance_capacity_ = 0;
   unsigned pick_fbo_ = 0, pick_color_ = 0, pick_depth_ = 0;
@@ -101,6 +101,7 @@ class Renderer {
   std::uint32_t highlight_ = scene::kNoObject;
   std::uint32_t hidden_first_ = 0, hidden_end_ = 0;
   bool grid_ = true;
+  int viewport_h_ = 1;
   bool draw_static_ = true, draw_models_ = true;
   std::uint64_t scene_bytes_ = 0;
   FrameStats stats_;

@@ -94,6 +94,9 @@ struct Mesh {
   std::vector<std::uint32_t> indices;
   std::vector<Part> parts;
   glm::vec3 bounds_min{0.0f}, bounds_max{0.0f};
+  // A stand-in for a model file that is not loaded: the renderer keeps it a few pixels big however
+  // far away, so a sparse scenery never opens on an empty sky.
+  bool proxy = false;
 };
 
 // A model's node hierarchy (models and export): transforms relative to the parent.
@@ -149,6 +152,8 @@ struct Scene {
   std::vector<Section> sections;
   std::vector<TrackCurve> tracks;
   glm::dvec3 bounds_min{0.0}, bounds_max{0.0};  // world bounds of all content
+  // Whether the scene has ground (terrain) of its own; without it the viewer draws a ground grid.
+  bool has_ground = false;
 
   std::uint32_t add_kind(const std::string& kind);
   std::uint32_t add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius = 5.0f);

@@ -93,6 +93,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
     o.array(m.parts);
     o.pod(m.bounds_min);
     o.pod(m.bounds_max);
+    o.pod(static_cast<std::uint8_t>(m.proxy));
   }
   o.pod(static_cast<std::uint32_t>(s.nodes.size()));
   for (const Node& n : s.nodes) {
@@ -125,6 +126,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   o.array(s.tracks);
   o.pod(s.bounds_min);
   o.pod(s.bounds_max);
+  o.pod(static_cast<std::uint8_t>(s.has_ground));
   return bytes;
 }
 
@@ -192,6 +194,9 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
     in.array(m.parts);
     in.pod(m.bounds_min);
     in.pod(m.bounds_max);
+    std::uint8_t proxy = 0;
+    in.pod(proxy);
+    m.proxy = proxy != 0;
     if (!r.ok()) return r.error();
     if ((!m.normals.empty() && m.normals.size() != m.positions.size()) || (!m.uvs.empty() && m.uvs.size() != m.positions.size()))
       return Error{Errc::bad_value, r.offset(), "scene: mesh attributes of different lengths"};
@@ -246,6 +251,9 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   in.array(s.tracks);
   in.pod(s.bounds_min);
   in.pod(s.bounds_max);
+  std::uint8_t ground = 0;
+  in.pod(ground);
+  s.has_ground = ground != 0;
   if (!r.ok()) return r.error();
   return s;
 }

@@ -49,12 +49,12 @@ class RemoteDocument : public Document {
   virtual std::uint64_t decoded_off_thread() const = 0;
   virtual const SectionStreamer& streamer() const = 0;
 
-  // Data the document reads after opening, one piece at a time (EU7B: the model names at the end
-  // of its string table), when nothing more urgent is loading. nullopt: nothing wanted now.
+  // Data the document reads after opening, one piece at a time (model names at the end of a string
+  // table, say), when nothing more urgent is loading. nullopt: nothing wanted now.
   virtual std::optional<Span> late_request(std::uint64_t piece) = 0;
   virtual Error late_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) = 0;
   virtual void late_failed() = 0;
-  // {loaded, total} of that data, in the document's own units (EU7B: strings).
+  // {loaded, total} of that data, in the document's own units (strings, say).
   virtual std::pair<std::uint64_t, std::uint64_t> late_progress() const = 0;
 };
 

@@ -90,6 +90,9 @@ std::vector<SectionId> SectionStreamer::update(const glm::dvec3& camera, std::ve
   std::vector<SectionId> request;
   if (ready() >= settings_.max_ready) return request;
   std::size_t budget = settings_.max_in_flight - std::min(settings_.max_in_flight, in_flight());
+  // A cold start asks for the nearest section alone: the first models appear after the header and
+  // one section, not after the whole bootstrap ring (on a dense scenery, a fifth of the file).
+  if (resident() == 0 && ready() == 0) budget = in_flight() == 0 ? std::min<std::size_t>(budget, 1) : 0;
   for (SectionId id : want) {
     if (!budget) break;
     Entry& e = sections_[id];
@@ -99,6 +102,13 @@ std::vector<SectionId> SectionStreamer::update(const glm::dvec3& camera, std::ve
     --budget;
   }
   return request;
+}
+
+bool SectionStreamer::near_loaded(const glm::dvec3& camera) const {
+  const SectionId c = section_of(camera, settings_.grid);
+  for (const auto& [id, e] : sections_)
+    if (ring(id, c) <= 1 && e.state != State::ready && e.state != State::resident && !e.failed) return false;
+  return true;
 }
 
 void SectionStreamer::fetched(SectionId id) {
@@ -163,6 +173,13 @@ std::vector<MergedRead> coalesce(const std::vector<Span>& spans, std::uint64_t m
     }
     out.push_back({s, {i}});
   }
+  return out;
+}
+
+std::vector<MergedRead> plan_reads(const std::vector<Span>& spans, bool merge) {
+  if (merge) return coalesce(spans);
+  std::vector<MergedRead> out;
+  for (std::size_t i = 0; i < spans.size(); ++i) out.push_back({spans[i], {i}});
   return out;
 }
 

@@ -59,6 +59,10 @@ class SectionStreamer {
   // Resident sections to drop now (beyond the keep radius, or over the resident cap).
   std::vector<SectionId> evict(const glm::dvec3& camera);
 
+  // Whether the sections around the camera (its own and the eight next to it) are decoded or on
+  // screen: until then each is fetched alone, nearest first (plan_reads).
+  bool near_loaded(const glm::dvec3& camera) const;
+
   State state(SectionId id) const;
   // Every section of the module with its state, for a map of the streaming.
   std::vector<std::pair<SectionId, State>> states() const;
@@ -92,5 +96,8 @@ struct MergedRead {
 };
 std::vector<MergedRead> coalesce(const std::vector<Span>& spans, std::uint64_t max_gap = 64 * 1024,
                                  std::uint64_t max_read = 8 * 1024 * 1024);
+// The reads for one tick's section requests: one per section while `merge` is false (the first
+// models must not wait for a merged 8 MiB read), coalesced once the nearest sections are in.
+std::vector<MergedRead> plan_reads(const std::vector<Span>& spans, bool merge);
 
 }  // namespace sceneria::stream

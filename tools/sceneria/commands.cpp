@@ -215,7 +215,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   validate_cmd->add_option("file", path, "input file")->required();
   validate_cmd->add_option("--assets", assets, "folder the file's references are looked up in (missing ones are listed)");
 
-  CLI::App* dump_cmd = app.add_subcommand("dump", "a file as lossless JSON (EU7B: docs/eu7b-json.md)");
+  CLI::App* dump_cmd = app.add_subcommand("dump", "a file as lossless JSON, where its format has such a form (docs/)");
   dump_cmd->add_option("file", path, "input file")->required();
   dump_cmd->add_option("-o,--output", output, "output file (default: standard output)");
   dump_cmd->add_flag("--pretty", pretty, "indent the JSON");
@@ -224,8 +224,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* convert_cmd = app.add_subcommand("convert", "write a file as another of its format's targets (by the output's extension); `formats` lists them");
   convert_cmd->add_option("input", path, "input file")->required();
   convert_cmd->add_option("output", out_path, "output file")->required();
-  convert_cmd->add_option("--version", version, "EU7B: file version (4-9; PACK needs 7-9)")->check(CLI::Range(4, 9));
-  convert_cmd->add_option("--pack-format", pack_format, "EU7B: PACK section format: flat, 1, 2, 3, 4, 5 or 6");
+  convert_cmd->add_option("--version", version, "the writer's version option (see `sceneria formats`)");
+  convert_cmd->add_option("--pack-format", pack_format, "the writer's pack-format option (see `sceneria formats`)");
   convert_cmd->add_option("--param", params, "a writer option as key=value (see `sceneria formats`)");
   bool lossy = false;
   convert_cmd->add_flag("--lossy", lossy, "drop what the target cannot hold, as the reference writer does (each loss is listed)");
@@ -239,8 +239,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   gen_cmd->add_option("--format", gen_format_id, "format id (default: the first with a generator)");
   gen_cmd->add_option("--models", gen.models, "model placements")->required();
   gen_cmd->add_option("--seed", gen.seed, "random seed");
-  gen_cmd->add_option("--version", gen_version, "EU7B: file version (7-9)")->check(CLI::Range(7, 9));
-  gen_cmd->add_option("--pack-format", gen_format, "EU7B: PACK section format: flat, 2, 3, 4, 5 or 6");
+  gen_cmd->add_option("--version", gen_version, "the generator's version option");
+  gen_cmd->add_option("--pack-format", gen_format, "the generator's pack-format option");
   gen_cmd->add_option("--track-km", track_km, "kilometres of main line");
   gen_cmd->add_option("--param", params, "a generator option as key=value");
 

@@ -1,6 +1,8 @@
 #include "formats/eu7b/browse.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -279,7 +281,39 @@ ojson pack_model_record(const Module& module, const PackSection& s, const PidxEn
   return j;
 }
 
+namespace {
+
+// Enumerations of the format document (Eu7TrackType, Eu7TrackCategory, Eu7TrackEnvironment stored
+// as enum + 1, Eu7EventType), shown by name beside the stored number: {"type": "switch", ...}.
+ojson enum_labels(std::string_view kind, const ojson& record) {
+  ojson labels = ojson::object();
+  auto number = [&](const char* key) -> std::optional<std::uint64_t> {
+    if (!record.contains(key) || !record[key].is_number_unsigned()) return std::nullopt;
+    return record[key].get<std::uint64_t>();
+  };
+  if (kind == "tracks") {
+    if (auto v = number("type"); v && *v < 6) labels["type"] = kTrackTypes[*v];
+    static const std::map<std::uint64_t, const char*> categories = {{1, "rail"}, {2, "road"}, {4, "water"}};
+    if (auto v = number("category"); v && categories.count(*v)) labels["category"] = categories.at(*v);
+    static const char* const environments[] = {"unknown", "flat", "mountains", "canyon", "tunnel", "bridge", "bank"};
+    if (auto v = number("environment"); v && *v < 7) labels["environment"] = environments[*v];
+  } else if (kind == "events") {
+    if (auto v = number("type"); v && *v < 19) labels["type"] = kEventTypes[*v];
+  }
+  return labels;
+}
+
+}  // namespace
+
 ojson RecordBrowser::record(std::string_view kind, std::uint64_t index) const {
+  ojson out = record_fields(kind, index);
+  // "$labels": names for enumerated fields (the inspector shows "switch (2)").
+  if (out.is_object())
+    if (ojson labels = enum_labels(kind, out); !labels.empty()) out["$labels"] = std::move(labels);
+  return out;
+}
+
+ojson RecordBrowser::record_fields(std::string_view kind, std::uint64_t index) const {
   const std::uint32_t version = module_.version();
   if (kind == "pack_models") {
     if (index >= pack_models()) return nullptr;

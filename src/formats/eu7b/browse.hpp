@@ -48,6 +48,7 @@ class RecordBrowser {
     std::size_t index;    // into that section's expanded models
   };
   PackIndex locate(std::uint64_t index) const;
+  nlohmann::ordered_json record_fields(std::string_view kind, std::uint64_t index) const;
   std::uint64_t pack_models() const { return pack_starts_.empty() ? 0 : pack_starts_.back(); }
 
   Module owned_;

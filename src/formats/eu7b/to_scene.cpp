@@ -84,6 +84,7 @@ struct SceneBuilder::Builder {
     // A box standing on the ground: x, z in [-2, 2], y in [0, 4].
     const float h = kProxySize / 2;
     scene::Mesh mesh = scene::box_mesh(std::string(name), {-h, 0, -h}, {h, kProxySize, h}, s.add_material(look));
+    mesh.proxy = true;
     s.meshes.push_back(std::move(mesh));
     const std::uint32_t id = mesh_total++;  // ids continue across streamed deltas
     mesh_of.emplace(file, id);
@@ -268,6 +269,7 @@ scene::Scene SceneBuilder::build(bool with_pack) {
     } else if (const auto* t = std::get_if<Terrain>(&c.data)) {
       const std::uint32_t color = Builder::lit_color(t->flags & terrain_flag::lighting, t->lighting, rgba(0.40f, 0.52f, 0.30f));
       b.material(text(m, t->material), color, (t->flags & terrain_flag::translucent) != 0);
+      b.s.has_ground = b.s.has_ground || !t->batches.empty() || !t->legacy.empty();
       for (const TerrainBatch& batch : t->batches) {
         glm::dvec3 anchor(0.0);
         if (!batch.vertices.empty()) anchor = {batch.vertices[0].position[0], batch.vertices[0].position[1], batch.vertices[0].position[2]};

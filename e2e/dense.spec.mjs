@@ -1,0 +1,35 @@
+// A dense scenery by URL, shaped like the reference's dense scenarios: 1,000,000 models in 400
+// sections (about 116 KB each, 46 MB). The first models must be on screen after the header and
+// the nearest section (under 2 % of the file), not after the whole bootstrap ring (18.5 % before).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test, expect, expectStreamedModelOnScreen } from './helpers.mjs';
+import { startFaultServer } from './fault-server.mjs';
+
+const PORT = 8144;
+let server, size;
+
+test.beforeAll(async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'sceneria-dense-')), 'dense.eu7');
+  execFileSync(resolve('build/native/sceneria'), ['generate', file, '--models', '1000000', '--param', 'models-per-section=2500', '--seed', '7']);
+  size = statSync(file).size;
+  server = await startFaultServer(file, PORT);
+});
+test.afterAll(() => server?.closeAll());
+
+test('a dense scenery shows its first models after the header and the nearest section', async ({ page }) => {
+  test.setTimeout(120_000);
+  expect(size).toBeGreaterThan(40_000_000);
+  await page.goto(`/#v=1&src=${encodeURIComponent(`http://127.0.0.1:${PORT}/ok/dense.eu7`)}`);
+  await page.waitForFunction(() => window.sceneria?.stream?.firstModelsBytes != null, null, { timeout: 90_000 });
+  const first = await page.evaluate(() => window.sceneria.stream);
+  expect(first.size).toBe(size);
+  expect(first.firstModelsBytes / size, `fetched when the first models showed: ${first.firstModelsBytes} bytes`).toBeLessThan(0.02);
+  await expectStreamedModelOnScreen(page);
+  // Then the ring fills, and once the nearest sections are in, neighbours are fetched together.
+  await page.waitForFunction(() => (window.sceneria.stream?.resident ?? 0) >= 30, null, { timeout: 90_000 });
+  const later = await page.evaluate(() => window.sceneria.stream);
+  expect(later.reads).toBeLessThan(later.sectionsRequested);
+});

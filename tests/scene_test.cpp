@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/pack.hpp"
@@ -296,6 +297,48 @@ TEST(SceneModel, MaSzynaRotationOrderBecomesTheInstanceQuaternion) {
     }
   EXPECT_EQ(checked, angles.size());
   EXPECT_GT(turned, 0u) << "the generator tilts some models, so the order matters";
+}
+
+}  // namespace
+}  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+// Found by format_eu7b_fuzzer: a model at 1e30 m (or NaN) made the grid cell, and a track that
+// long its piece count, an out-of-range float-to-int conversion (UB). Every coordinate now lands in
+// some cell and every piece count is bounded.
+TEST(FuzzRegression, HugeAndNanCoordinatesLandInACell) {
+  eu7b::Module m = eu7b::generate_module({.models = 50, .seed = 3}).value();
+  int changed = 0;
+  for (auto& c : m.chunks)
+    if (auto* pack = std::get_if<eu7b::PackChunk>(&c.data))
+      for (auto& sec : pack->sections)
+        for (auto& model : sec.solo.models) {
+          if (changed == 0) model.location.x = 1e30f;
+          if (changed == 1) model.location.z = std::numeric_limits<float>::quiet_NaN();
+          if (changed == 2) model.location.x = -std::numeric_limits<float>::infinity();
+          ++changed;
+        }
+  ASSERT_GE(changed, 3);
+  // A track 1e30 m long (and one with NaN ends): a bounded number of pieces, not a billion.
+  int tracks = 0;
+  for (auto& c : m.chunks)
+    if (auto* list = std::get_if<eu7b::RecordList<eu7b::Track>>(&c.data))
+      for (auto& t : list->records)
+        if (!t.paths.empty() && tracks < 2) t.paths[0].p2.x = tracks++ == 0 ? 1e30f : std::numeric_limits<float>::quiet_NaN();
+  ASSERT_EQ(tracks, 2);
+  auto s = eu7b::to_scene(m);
+  ASSERT_TRUE(s.ok());
+  for (const auto& sec : s->sections) {
+    EXPECT_GE(sec.row, 0);
+    EXPECT_LT(sec.row, s->grid.cells);
+    EXPECT_GE(sec.col, 0);
+    EXPECT_LT(sec.col, s->grid.cells);
+  }
+  const scene::Grid g;
+  EXPECT_EQ(g.row_of(std::numeric_limits<double>::quiet_NaN()), std::numeric_limits<int>::min());
+  EXPECT_EQ(g.col_of(1e300), 2'000'000'000);
 }
 
 }  // namespace

@@ -3,11 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace sceneria::scene {
 
-int Grid::row_of(double z) const { return static_cast<int>(std::floor(z / cell + centre)); }
-int Grid::col_of(double x) const { return static_cast<int>(std::floor(x / cell + centre)); }
+namespace {
+// A hostile file's coordinates (1e30, NaN) must give some cell, never an out-of-range conversion.
+int cell_index(double v) {
+  if (std::isnan(v)) return std::numeric_limits<int>::min();
+  return static_cast<int>(std::clamp(std::floor(v), -2.0e9, 2.0e9));
+}
+}  // namespace
+
+int Grid::row_of(double z) const { return cell_index(z / cell + centre); }
+int Grid::col_of(double x) const { return cell_index(x / cell + centre); }
 glm::dvec3 Grid::origin(int row, int col) const { return {(col - centre) * cell, 0.0, (row - centre) * cell}; }
 glm::dvec3 Grid::middle(int row, int col) const { return origin(row, col) + glm::dvec3(cell / 2, 0.0, cell / 2); }
 

@@ -128,8 +128,10 @@ bool forced_solo(const Module& m, const Placement& p) {
 std::uint8_t cell_of(const Placement& p, const PidxEntry& e) {
   const double x_min = (static_cast<int>(e.col) - kGridCentre) * kSectionSize;
   const double z_min = (static_cast<int>(e.row) - kGridCentre) * kSectionSize;
-  const int col = std::clamp(static_cast<int>(std::floor((p.location.x - x_min) / 250.0)), 0, 3);
-  const int row = std::clamp(static_cast<int>(std::floor((p.location.z - z_min) / 250.0)), 0, 3);
+  // In [0, 3] whatever the file's coordinates (NaN and 1e30 included) before the conversion to int.
+  auto cell = [](double v) { return !(v > 0.0) ? 0 : v >= 3.0 ? 3 : static_cast<int>(v); };
+  const int col = cell(std::floor((p.location.x - x_min) / 250.0));
+  const int row = cell(std::floor((p.location.z - z_min) / 250.0));
   return static_cast<std::uint8_t>(row * 4 + col);
 }
 

@@ -29,6 +29,14 @@ std::string_view text(const Module& m, Sid id) {
 }
 glm::dvec3 d3(const Vec3f& v) { return {v.x, v.y, v.z}; }
 
+// A piece count from a length a hostile file sets (1e30, NaN): within [lo, hi], never an
+// out-of-range conversion or a billion-piece loop.
+int bounded_count(double v, int lo, int hi) {
+  if (!(v >= lo)) return lo;
+  if (v >= hi) return hi;
+  return static_cast<int>(v);
+}
+
 }  // namespace
 
 struct SceneBuilder::Builder {
@@ -54,7 +62,7 @@ struct SceneBuilder::Builder {
   }
   void line(scene::Section& sec, const glm::dvec3& a, const glm::dvec3& b, std::uint32_t color, std::uint32_t object) {
     Batch& lines = batch(sec, Batch::Primitive::lines);
-    const int pieces = std::max(1, static_cast<int>(std::ceil(glm::length(b - a) / kMaxPiece)));
+    const int pieces = bounded_count(std::ceil(glm::length(b - a) / kMaxPiece), 1, 2000);
     for (int i = 0; i < pieces; ++i) {
       for (int k : {i, i + 1}) {
         lines.positions.emplace_back(glm::mix(a, b, static_cast<double>(k) / pieces) - sec.origin);
@@ -130,7 +138,7 @@ struct SceneBuilder::Builder {
       if (object == scene::kNoObject) object = s.add_object(kind, index, scene::bezier_point(p, 0.5), static_cast<float>(length / 2));
       // Segments: 20 m on straights, about 2 degrees of turn on curves.
       const double turn = std::acos(std::clamp(glm::dot(scene::bezier_direction(p, 0), scene::bezier_direction(p, 1)), -1.0, 1.0));
-      const int n = std::clamp(static_cast<int>(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0)))), 1, 500);
+      const int n = bounded_count(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0))), 1, 500);
       if (rail) {
         scene::TrackCurve curve;
         std::copy(p, p + 4, curve.p);
@@ -186,7 +194,7 @@ struct SceneBuilder::Builder {
     line(sec, p3, p4, rgba(0.18f, 0.18f, 0.20f), object);  // messenger
     const double length = glm::length(p2 - p1);
     const double step = w.segment_length > 0.5f ? w.segment_length : 10.0;
-    const int droppers = std::clamp(static_cast<int>(length / step), 1, 200);
+    const int droppers = bounded_count(length / step, 1, 200);
     for (int i = 1; i < droppers; ++i) {
       const double u = static_cast<double>(i) / droppers;
       line(sec, glm::mix(p1, p2, u), glm::mix(p3, p4, u), rgba(0.35f, 0.35f, 0.38f), object);

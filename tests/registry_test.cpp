@@ -60,7 +60,10 @@ TEST(Inspect, SummaryOfTdV6) {
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "structureName", "structure", "strings",
-                                            "counts", "sections", "stringSample", "lists", "missingFiles", "warnings"}));
+                                            "counts", "sections", "stringSample", "lists", "missingFiles", "warnings",
+                                            "capabilities"}));
+  EXPECT_EQ(j["capabilities"], nlohmann::ordered_json::parse(
+      R"({"streams":true,"writes":[{"id":"eu7b","extension":".eu7"},{"id":"json","extension":".json"}]})"));
   // The structure panel's table is the chunk table.
   ASSERT_EQ(j["structure"].size(), j["chunks"].size());
   EXPECT_EQ(j["structure"][2], nlohmann::ordered_json::parse(R"({"name":"TRAK","offset":9450,"size":11043,"count":87})"));

@@ -123,6 +123,13 @@ nlohmann::ordered_json describe(const Document& document, std::size_t string_sam
     warnings.push_back(std::move(o));
   }
   j["warnings"] = std::move(warnings);
+  // What can be done with it: whether its format streams, and the targets it can be written as.
+  nlohmann::ordered_json capabilities{{"streams", false}, {"writes", nlohmann::ordered_json::array()}};
+  if (const Format* f = find_format(document.format_id())) {
+    capabilities["streams"] = f->open_remote != nullptr;
+    for (const Writer& w : f->writers) capabilities["writes"].push_back({{"id", w.id}, {"extension", w.extension}});
+  }
+  j["capabilities"] = std::move(capabilities);
   return j;
 }
 

@@ -82,7 +82,8 @@ std::string accepted_extensions();
 // [{"id","name","extensions","streams","writes":[{"id","extension","params"}],"demo","generate"}]
 nlohmann::ordered_json formats_json();
 
-// Summary plus lists and missing assets in one object (`sceneria info --json`, the page).
+// Summary plus lists, missing assets, warnings and capabilities (streams, writable targets) in one
+// object (`sceneria info --json`, the page).
 nlohmann::ordered_json describe(const Document& document, std::size_t string_sample = 0);
 
 }  // namespace sceneria

@@ -98,6 +98,28 @@ Result<Container> read_container(ByteSource& source) {
   return out;
 }
 
+// The one STRS string parser, for whole reads and for StringFeed's pieces: whole strings from
+// `bytes` (which start at absolute offset `at` with a string's length) until `count` have been
+// read, or the bytes end inside a string. `end` is the payload's absolute end: a length running
+// past it is an error. Returns how many bytes became strings.
+Result<std::size_t> take_strings(std::span<const std::uint8_t> bytes, std::uint64_t at, std::uint64_t end,
+                                 std::uint64_t chunk_offset, std::uint32_t count, std::uint32_t& read, StringTable& out) {
+  std::size_t pos = 0;
+  while (read < count && bytes.size() - pos >= 4) {
+    const std::uint64_t here = at + pos;
+    const std::uint32_t length = load_u32(bytes.data() + pos);
+    if (length > end - here - 4)
+      return Error{Errc::truncated, here,
+                   fmt::format("chunk STRS at {}: string {} at {} claims {} bytes but only {} remain", hex_offset(chunk_offset),
+                               read, hex_offset(here), length, end - here - 4)};
+    if (bytes.size() - pos - 4 < length) break;  // cut by the end of these bytes
+    out.push_back(std::string_view(reinterpret_cast<const char*>(bytes.data() + pos + 4), length));
+    pos += 4 + std::size_t{length};
+    ++read;
+  }
+  return pos;
+}
+
 Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
                                  std::size_t* consumed) {
   const std::uint64_t chunk_offset = payload_offset - kChunkHeaderSize;
@@ -107,19 +129,15 @@ Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uin
   if (!r.check_count(count, 4, "strings")) return r.error();
   StringTable table;
   table.reserve(count, r.remaining() - std::size_t{4} * count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t at = r.offset();
-    const std::uint32_t length = r.u32();
-    if (r.ok() && length > r.remaining()) {
-      r.fail_at(Errc::truncated, at,
-                fmt::format("chunk STRS at {}: string {} at {} claims {} bytes but only {} remain",
-                            hex_offset(chunk_offset), i, hex_offset(at), length, r.remaining()));
-    }
-    auto bytes = r.take(length, "string");
-    if (!r.ok()) return r.error();
-    table.push_back(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  }
-  if (consumed) *consumed = r.position();
+  std::uint32_t read = 0;
+  const std::uint64_t end = payload_offset + payload.size();
+  auto used = take_strings(payload.subspan(4), payload_offset + 4, end, chunk_offset, count, read, table);
+  if (!used) return used.error();
+  if (read < count)  // fewer than 4 bytes left for the next length
+    return Error{Errc::truncated, payload_offset + 4 + *used,
+                 fmt::format("chunk STRS at {} declares {} strings but its payload ends after {}", hex_offset(chunk_offset),
+                             count, read)};
+  if (consumed) *consumed = 4 + *used;
   return table;
 }
 
@@ -429,21 +447,12 @@ Error StringFeed::feed(std::uint64_t offset, std::span<const std::uint8_t> bytes
   append(offset, bytes);
   while (!done()) {
     const Part& p = parts_[part_];
-    std::size_t pos = 0;
-    while (read_ < p.count && buffer_.size() - pos >= 4) {
-      const std::uint64_t at = buffer_at_ + pos;
-      const std::uint32_t length = load_u32(buffer_.data() + pos);
-      if (length > p.end - at - 4) {
-        error_ = Error{Errc::truncated, at,
-                       fmt::format("chunk STRS at {}: string {} at {} claims {} bytes but only {} remain",
-                                   hex_offset(p.chunk_offset), read_, hex_offset(at), length, p.end - at - 4)};
-        return error_;
-      }
-      if (buffer_.size() - pos - 4 < length) break;  // cut by the end of this piece
-      module.strings.push_back(std::string_view(reinterpret_cast<const char*>(buffer_.data() + pos + 4), length));
-      pos += 4 + std::size_t{length};
-      ++read_;
+    auto used = take_strings(buffer_, buffer_at_, p.end, p.chunk_offset, p.count, read_, module.strings);
+    if (!used) {
+      error_ = used.error();
+      return error_;
     }
+    const std::size_t pos = *used;
     buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(pos));
     buffer_at_ += pos;
     if (read_ < p.count) {

@@ -19,6 +19,9 @@ Result<Container> read_container(ByteSource& source);
 
 // STRS payload -> string table. `payload_offset` is the absolute offset of payload[0];
 // `consumed` (optional) receives how many payload bytes the strings took.
+// The STRS string parser shared by read_strings and StringFeed (reader.cpp).
+Result<std::size_t> take_strings(std::span<const std::uint8_t> bytes, std::uint64_t at, std::uint64_t end,
+                                 std::uint64_t chunk_offset, std::uint32_t count, std::uint32_t& read, StringTable& out);
 Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uint64_t payload_offset,
                                  std::size_t* consumed = nullptr);
 

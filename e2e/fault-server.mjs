@@ -44,7 +44,7 @@ export function startFaultServer(file, port, { changed = null } = {}) {
     await new Promise((r) => setTimeout(r, 40));  // long enough for concurrency to show
     const done = (status, headers, data) => {
       s.inFlight--;
-      s.bytes += data ? data.length : 0;
+      s.bytes += data && req.method !== 'HEAD' ? data.length : 0;  // a HEAD answer has no body
       res.writeHead(status, headers);
       res.end(data);
     };

@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir } from './helpers.mjs';
+import { startNginx } from './nginx.mjs';
 
 // The model files a module places, as the reference decoder printed them (our oracle).
 function referenceModelFiles(rel) {
@@ -102,5 +103,28 @@ test('every kind of object in the view, clicked on the canvas, opens its record'
     // Enumerated fields read by name, the stored number beside it.
     if (kind === 'tracks')
       await expect(page.locator('#record-fields dt:text-is("type") + dd')).toHaveText(/^(normal|switch) \([12]\)$/);
+  }
+});
+
+test('a scenery smaller than the first 64 KiB read opens by URL from nginx (a clamped 206)', async ({ page }) => {
+  requireSamples();
+  // nginx answers bytes=0-65535 of a 7,904-byte file with 206 bytes 0-7903/7904, as RFC 9110
+  // allows; the reader once took that for a wrong Content-Range and gave up.
+  const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+  const www = mkdtempSync(join(tmpdir(), 'sceneria-www-'));
+  copyFileSync(join(samplesDir, rel), join(www, 'wrapinc.eu7'));
+  const nginx = await startNginx(www, 8145);
+  try {
+    await openViewer(page);
+    await page.goto(`/#v=1&src=${encodeURIComponent('http://127.0.0.1:8145/wrapinc.eu7')}`);
+    await page.waitForFunction(() => window.sceneria.lastResult?.name === 'wrapinc.eu7', null, { timeout: 30_000 });
+    const r = await page.evaluate(() => ({ ok: window.sceneria.lastResult.ok, error: window.sceneria.lastResult.error,
+                                           size: window.sceneria.lastResult.stream?.size }));
+    expect(r.error).toBeUndefined();
+    expect(r.ok).toBe(true);
+    expect(r.size).toBe(7904);
+    await page.waitForFunction(() => (window.sceneria.stream?.resident ?? 0) >= 1, null, { timeout: 30_000 });
+  } finally {
+    nginx.stop();
   }
 });

@@ -10,6 +10,7 @@
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "sample_files.hpp"
 #include "scene/serialize.hpp"
 #include "formats/eu7b/stream.hpp"
 
@@ -344,6 +345,29 @@ TEST(Eu7bStream, DecodesOnTheCallersThreadWhenAskedTo) {
   ASSERT_FALSE(stream.section_bytes(r.id, std::span(file).subspan(r.begin, r.end - r.begin)));
   EXPECT_EQ(stream.streamer().state(r.id), State::ready);  // no wait needed
   EXPECT_EQ(stream.decoded_off_thread(), 0u);
+}
+
+}  // namespace
+}  // namespace sceneria::eu7b
+
+namespace sceneria::eu7b {
+namespace {
+
+TEST(Eu7bStream, AsksForThePrototypesModelFilesNextToIt) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto file = test::read_file(test::samples_dir() / "maszyna/eu7/wrapinc_linia053.v9-pack6.eu7");
+  RemoteModule stream(file.size(), "wrapinc.eu7");
+  stream.add_bytes(0, file);
+  ASSERT_TRUE(stream.open().ok());
+  ASSERT_TRUE(stream.opened());
+  const auto queries = stream.asset_queries();
+  ASSERT_EQ(queries.size(), 11u);  // the 11 prototypes' model files (reference decode: PROT[0..10])
+  const auto d1 = std::find_if(queries.begin(), queries.end(), [](const auto& q) { return q.label == "ip/pkp/D1.t3d"; });
+  ASSERT_NE(d1, queries.end());
+  EXPECT_EQ(d1->candidates, (std::vector<std::string>{"ip/pkp/d1.e3d", "models/ip/pkp/d1.e3d", "ip/pkp/d1.t3d", "models/ip/pkp/d1.t3d"}));
+  EXPECT_TRUE(stream.missing_assets().empty());
+  stream.asset_missing("pm/akademik1.t3d");
+  EXPECT_EQ(stream.missing_assets(), (std::vector<std::string>{"pm/akademik1.t3d"}));
 }
 
 }  // namespace

@@ -200,6 +200,14 @@ class StreamBinding {
     return e ? e.describe() : std::string();
   }
   void lateFailed() { stream_->late_failed(); }
+  // [{label, candidates: [path...]}]: files to look for next to the document (web/worker.js).
+  std::string assetQueries() const {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& q : stream_->asset_queries()) out.push_back({{"label", q.label}, {"candidates", q.candidates}});
+    return to_text(out);
+  }
+  void assetMissing(const std::string& label) { stream_->asset_missing(label); }
+  std::string missingFiles() const { return to_text(nlohmann::ordered_json(stream_->missing_assets())); }
   std::string sectionBytes(int row, int col, const val& bytes) {
     const auto data = copy_bytes(bytes);
     const sceneria::Error e = stream_->section_bytes({row, col}, data);
@@ -399,6 +407,9 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("lateRequest", &StreamBinding::lateRequest)
       .function("lateBytes", &StreamBinding::lateBytes)
       .function("lateFailed", &StreamBinding::lateFailed)
+      .function("assetQueries", &StreamBinding::assetQueries)
+      .function("assetMissing", &StreamBinding::assetMissing)
+      .function("missingFiles", &StreamBinding::missingFiles)
       .function("grid", &StreamBinding::grid)
       .function("applyOne", &StreamBinding::applyOne)
       .function("rows", &StreamBinding::rows)

@@ -76,14 +76,7 @@ function showSummary(name, s) {
     return row;
   }));
 
-  const missing = s.missingFiles || [];
-  $('missing').hidden = missing.length === 0;
-  $('missing-count').textContent = `(${number.format(missing.length)})`;
-  $('missing-files').replaceChildren(...missing.map((path) => {
-    const li = document.createElement('li');
-    li.textContent = path;
-    return li;
-  }));
+  showMissing(s.missingFiles || []);
 
   const sample = (s.stringSample || []).slice(0, STRING_ROWS);
   $('strings').replaceChildren(...sample.map((text) => {
@@ -93,6 +86,17 @@ function showSummary(name, s) {
   }));
   $('strings-shown').textContent = s.strings > sample.length ? `(first ${sample.length} of ${number.format(s.strings)})` : '';
   status(`${name}: ${s.format.toUpperCase()} v${s.version}, ${number.format(structure.length)} ${partName}`);
+}
+
+// Files the document refers to that are not among those opened with it (or not next to its URL).
+function showMissing(missing) {
+  $('missing').hidden = missing.length === 0;
+  $('missing-count').textContent = `(${number.format(missing.length)})`;
+  $('missing-files').replaceChildren(...missing.map((path) => {
+    const li = document.createElement('li');
+    li.textContent = path;
+    return li;
+  }));
 }
 
 // ---- records list and search ----
@@ -327,6 +331,7 @@ async function streamTick() {
     s.stats = r.stats;
     for (const n of r.stats.notices) notice(n);
     if (r.grid) s.grid = r.grid;
+    if (r.missing) showMissing(r.missing);  // looked for next to the URL as the view opens
     drawMinimap(s, x, z);
     window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
                                evicted: s.evicted || 0, firstModelsBytes: s.firstModelsBytes ?? null };

@@ -115,7 +115,11 @@ export class RangeFetcher {
       if (response.status !== 206) throw new RangeFetchError(`HTTP ${response.status} reading ${range}`, { status: response.status });
       const contentRange = response.headers.get('Content-Range');
       const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange ?? '');
-      if (!match || Number(match[1]) !== begin || Number(match[2]) !== end - 1) {
+      // A range reaching past the end is answered up to the last byte (RFC 9110 §14.1.2; nginx
+      // does so for a first 64 KiB read of a smaller file).
+      const total = match && match[3] !== '*' ? Number(match[3]) : Infinity;
+      const last = Math.min(end, total) - 1;
+      if (!match || Number(match[1]) !== begin || Number(match[2]) !== last) {
         await drain(response);
         throw retryable(contentRange === null ? `a 206 answer without Content-Range for ${range} (is Content-Range exposed to CORS?)`
                                               : `Content-Range '${contentRange}' does not match ${range}`);
@@ -123,7 +127,7 @@ export class RangeFetcher {
       if (match[3] !== '*') this.size = Number(match[3]);
       const body = new Uint8Array(await response.arrayBuffer().catch(failed));
       this.bytes += body.length;
-      if (body.length !== end - begin) throw retryable(`short body: ${body.length} of ${end - begin} bytes at ${begin}`);
+      if (body.length !== last + 1 - begin) throw retryable(`short body: ${body.length} of ${last + 1 - begin} bytes at ${begin}`);
       return body;
     } finally {
       clearTimeout(timer);

@@ -132,7 +132,7 @@ async function openStream(m, fetcher, request, progress, signal, { head, size, f
     wasm.delete();
     return result;
   }
-  stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false };
+  stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false, missingChanged: false };
   fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
   result.stream = { url: request.url ?? null, size, start: result.start, layout: result.grid, bytes: fetcher.bytes, requests: fetcher.requests };
@@ -196,8 +196,10 @@ function cameraTick(request) {
   s.ticks = (s.ticks || 0) + 1;
   s.tickMs = (s.tickMs || 0) + performance.now() - tickStart;
   const grid = s.ticks % 8 === 1 ? s.wasm.grid() : null;  // the map does not need every tick
+  const missing = s.missingChanged ? JSON.parse(s.wasm.missingFiles()) : null;
+  s.missingChanged = false;
   return {
-    delta, evict: u.evict, errors, grid,
+    delta, evict: u.evict, errors, grid, missing,
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
              ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), late: u.late,
              decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,

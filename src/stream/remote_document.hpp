@@ -56,6 +56,20 @@ class RemoteDocument : public Document {
   virtual void late_failed() = 0;
   // {loaded, total} of that data, in the document's own units (strings, say).
   virtual std::pair<std::uint64_t, std::uint64_t> late_progress() const = 0;
+
+  // Files the document refers to, to be looked for next to it (beside the URL): each a label (the
+  // name as the file gives it) and the paths to try in order, relative to the document's folder.
+  // The caller looks asynchronously and reports the ones not found (they show in missing_assets()).
+  struct AssetQuery {
+    std::string label;
+    std::vector<std::string> candidates;
+  };
+  virtual std::vector<AssetQuery> asset_queries() const { return {}; }
+  void asset_missing(std::string label) { missing_.push_back(std::move(label)); }
+  std::vector<std::string> missing_assets() const override { return missing_; }
+
+ private:
+  std::vector<std::string> missing_;
 };
 
 }  // namespace sceneria::stream

@@ -26,8 +26,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// The distinct model files a module places (MODL, prototypes, PACK's solo models).
-std::vector<std::string> model_files(const Module& m) {
+}  // namespace
+
+std::vector<std::string> header_model_files(const Module& m, bool with_pack) {
   std::set<Sid> ids;
   for (const Chunk& c : m.chunks) {
     if (const auto* list = std::get_if<ModelList>(&c.data))
@@ -35,7 +36,7 @@ std::vector<std::string> model_files(const Module& m) {
     if (const auto* protos = std::get_if<PrototypeList>(&c.data))
       for (const Prototype& p : protos->prototypes) ids.insert(p.model_file);
   }
-  if (const PackChunk* pack = m.pack(); pack && pack->decoded)
+  if (const PackChunk* pack = m.pack(); with_pack && pack && pack->decoded)
     for (const PackSection& s : pack->sections)
       for (const ExpandedModel& e : expand_section(s, m.prototypes())) ids.insert(e.file);
   std::vector<std::string> out;
@@ -43,6 +44,8 @@ std::vector<std::string> model_files(const Module& m) {
     if (id != kNoString && id < m.strings.size() && !m.strings[id].empty()) out.push_back(std::string(m.strings[id]));
   return out;
 }
+
+namespace {
 
 class Eu7bDocument final : public Document {
  public:
@@ -112,7 +115,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   if (!module) return module.error();
   std::vector<std::string> missing;
   if (options.assets) {
-    for (const std::string& file : model_files(*module)) options.assets->exists_any(model_candidates(file), file);
+    for (const std::string& file : header_model_files(*module, true)) options.assets->exists_any(model_candidates(file), file);
     missing = options.assets->missing();
   }
   return std::unique_ptr<Document>(new Eu7bDocument(std::move(module).value(), source.name(), std::move(missing)));

@@ -1,6 +1,7 @@
 #pragma once
 // EU7B's entry in the format registry (formats/registry.cpp): probe, open, open_remote, writers,
 // demo and generator, all behind the format-blind interfaces.
+#include "formats/eu7b/eu7b.hpp"
 #include "formats/registry.hpp"
 
 namespace sceneria::eu7b {
@@ -10,5 +11,9 @@ const Format& format();
 // The files a model name may be, relative to the game root, in the engine's order (notes B6):
 // lower case, extension dropped, `<name>.e3d`, `models/<name>.e3d`, `<name>.t3d`, `models/<name>.t3d`.
 std::vector<std::string> model_candidates(std::string_view name);
+
+// The distinct model files a module places: MODL and prototypes (what its header holds), and with
+// `with_pack` the solo models of its decoded PACK sections.
+std::vector<std::string> header_model_files(const Module& module, bool with_pack = false);
 
 }  // namespace sceneria::eu7b

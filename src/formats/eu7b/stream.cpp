@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "formats/eu7b/browse.hpp"
+#include "formats/eu7b/format.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/summary.hpp"
@@ -282,6 +283,18 @@ nlohmann::ordered_json RemoteModule::search(std::string_view list, std::string_v
 nlohmann::ordered_json RemoteModule::record(std::string_view list, std::uint64_t index) const {
   if (list == "pack_models") return pack_record(index);  // from the resident sections
   return browser_ ? browser_->record(list, index) : nullptr;
+}
+
+std::vector<stream::RemoteDocument::AssetQuery> RemoteModule::asset_queries() const {
+  std::vector<AssetQuery> out;
+  if (!ready_) return out;
+  for (const std::string& file : header_model_files(*module_)) {
+    AssetQuery q{file, {}};
+    for (const std::string& c : model_candidates(file))
+      if (auto key = normalize_asset_path(c)) q.candidates.push_back(*key);
+    if (!q.candidates.empty()) out.push_back(std::move(q));
+  }
+  return out;
 }
 
 Result<scene::Scene> RemoteModule::scene() const {

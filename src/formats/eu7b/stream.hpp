@@ -88,6 +88,8 @@ class RemoteModule final : public stream::RemoteDocument {
   nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const override;
   Result<scene::Scene> scene() const override;
+  // The model files the header's records place (MODL, prototypes), by the engine's lookup order.
+  std::vector<AssetQuery> asset_queries() const override;
 
  private:
   struct SectionInfo {

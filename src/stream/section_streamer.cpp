@@ -105,9 +105,15 @@ std::vector<SectionId> SectionStreamer::update(const glm::dvec3& camera, std::ve
 }
 
 bool SectionStreamer::near_loaded(const glm::dvec3& camera) const {
+  // Called every tick: the nine cells around the camera, not every section of the module.
   const SectionId c = section_of(camera, settings_.grid);
-  for (const auto& [id, e] : sections_)
-    if (ring(id, c) <= 1 && e.state != State::ready && e.state != State::resident && !e.failed) return false;
+  for (int dr = -1; dr <= 1; ++dr)
+    for (int dc = -1; dc <= 1; ++dc) {
+      auto it = sections_.find({c.row + dr, c.col + dc});
+      if (it == sections_.end()) continue;
+      const Entry& e = it->second;
+      if (e.state != State::ready && e.state != State::resident && !e.failed) return false;
+    }
   return true;
 }
 

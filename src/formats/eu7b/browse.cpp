@@ -141,6 +141,12 @@ std::vector<RecordKind> RecordBrowser::kinds() const {
   return out;
 }
 
+std::vector<ListInfo> RecordBrowser::lists() const {
+  std::vector<ListInfo> out;
+  for (const RecordKind& k : kinds()) out.push_back({k.id, k.label, k.count});
+  return out;
+}
+
 RecordBrowser::PackIndex RecordBrowser::locate(std::uint64_t index) const {
   const auto it = std::upper_bound(pack_starts_.begin(), pack_starts_.end(), index);
   const auto section = static_cast<std::size_t>(it - pack_starts_.begin() - 1);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/document.hpp"
 #include "formats/eu7b/eu7b.hpp"
 
 namespace sceneria::eu7b {
@@ -35,6 +36,7 @@ class RecordBrowser {
 
   const Module& module() const { return module_; }
   std::vector<RecordKind> kinds() const;
+  std::vector<ListInfo> lists() const;  // kinds() as the Document interface gives them
   // [{"i": index, "name": "...", "detail": "..."}, ...] for `count` rows from `first`.
   nlohmann::ordered_json rows(std::string_view kind, std::uint64_t first, std::uint64_t count) const;
   // Rows of `kind` whose name or detail contains `query` (case-insensitive), at most `limit`.

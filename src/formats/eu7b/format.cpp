@@ -56,11 +56,7 @@ class Eu7bDocument final : public Document {
   std::string_view format_id() const override { return "eu7b"; }
   std::string headline() const override { return eu7b::headline(module()); }
   ojson summary(std::size_t string_sample) const override { return summary_json(module(), string_sample); }
-  std::vector<ListInfo> lists() const override {
-    std::vector<ListInfo> out;
-    for (const auto& k : browser_.kinds()) out.push_back({k.id, k.label, k.count});
-    return out;
-  }
+  std::vector<ListInfo> lists() const override { return browser_.lists(); }
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
     return browser_.rows(list, first, count);
   }

@@ -265,12 +265,7 @@ nlohmann::ordered_json RemoteModule::summary(std::size_t string_sample) const {
   return ready_ ? summary_json(*module_, string_sample) : nlohmann::ordered_json::object();
 }
 
-std::vector<ListInfo> RemoteModule::lists() const {
-  std::vector<ListInfo> out;
-  if (browser_)
-    for (const auto& k : browser_->kinds()) out.push_back({k.id, k.label, k.count});
-  return out;
-}
+std::vector<ListInfo> RemoteModule::lists() const { return browser_ ? browser_->lists() : std::vector<ListInfo>{}; }
 
 nlohmann::ordered_json RemoteModule::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
   return browser_ ? browser_->rows(list, first, count) : nlohmann::ordered_json::array();

@@ -32,8 +32,11 @@ export function startFaultServer(file, port, { changed = null } = {}) {
     if (req.url === '/stats') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(JSON.stringify(stats)); return; }
     if (req.url === '/reset') { for (const k of Object.keys(stats)) delete stats[k]; seen.clear(); res.writeHead(204); res.end(); return; }
     const m = mode(req.url);
-    const s = (stats[m] ??= { bytes: 0, requests: 0, inFlight: 0, maxConcurrent: 0 });
-    s.requests++;
+    const s = (stats[m] ??= { bytes: 0, requests: 0, heads: 0, inFlight: 0, maxConcurrent: 0 });
+    // HEADs (the viewer looking for model files) are counted apart: the Range traffic is what
+    // the tests compare with the page's own count.
+    if (req.method === 'HEAD') s.heads++;
+    else s.requests++;
     s.inFlight++;
     s.maxConcurrent = Math.max(s.maxConcurrent, s.inFlight);
     if (m === 'hang') {  // keep the request open until the client gives up

@@ -128,3 +128,56 @@ test('a scenery smaller than the first 64 KiB read opens by URL from nginx (a cl
     nginx.stop();
   }
 });
+
+test('a scenery opened by URL looks for its model files next to it and lists the missing ones', async ({ page }) => {
+  requireSamples();
+  test.setTimeout(120_000);
+  const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+  const expected = referenceModelFiles(rel);  // the header's prototypes and every section's models
+  expect(expected.length).toBe(39);
+  // The simulator's layout on a web server: scenery/ beside models/. One model in models/ (found
+  // through the folder above scenery/), one beside the scenery itself; the server's names are the
+  // lower-case ones the engine asks for.
+  const www = mkdtempSync(join(tmpdir(), 'sceneria-www-'));
+  mkdirSync(join(www, 'scenery', 'ip', 'pkp'), { recursive: true });
+  mkdirSync(join(www, 'models', 'pm'), { recursive: true });
+  copyFileSync(join(samplesDir, rel), join(www, 'scenery', 'wrapinc.eu7'));
+  writeFileSync(join(www, 'models', 'pm', 'hala1.t3d'), 'placeholder model');
+  writeFileSync(join(www, 'scenery', 'ip', 'pkp', 'd1.e3d'), 'placeholder model');
+  const present = ['pm/hala1.t3d', 'ip/pkp/d1.t3d'];
+  const nginx = await startNginx(www, 8146);
+  try {
+    await openViewer(page);
+    await page.goto(`/#v=1&src=${encodeURIComponent('http://127.0.0.1:8146/scenery/wrapinc.eu7')}`);
+    await page.waitForFunction(() => window.sceneria.lastResult?.name === 'wrapinc.eu7' && window.sceneria.stream, null, { timeout: 30_000 });
+    // The streamed PACK models are a list of the document (labels, counts) reached from the view,
+    // not rows in the record browser: they come and go with their sections.
+    const pack = await page.evaluate(() => window.sceneria.lastResult.lists.find((l) => l.id === 'pack_models'));
+    expect(pack).toEqual({ id: 'pack_models', label: 'PACK models', count: 77, browsable: false });
+    await expect(page.locator('#record-kind option[value="pack_models"]')).toHaveCount(0);
+    const missing = async () => (await page.$$eval('#missing-files li', (items) => items.map((li) => li.textContent.toLowerCase()))).sort();
+    // The sections lie 20 km apart, more than the stream radius: the camera visits both ends,
+    // and each section's models are looked for as it arrives.
+    for (const z of [2500, 12500]) {
+      await page.evaluate((z) => window.sceneria.viewer.lookAt(-500, 0, z, 350), z);
+      await page.waitForFunction((z) => {
+        const s = window.sceneria.stream;
+        return Math.abs(window.sceneria.viewer.camera().eye[2] - z) < 1000 && s.resident > 0 && s.inFlight === 0 && s.ready === 0;
+      }, z, { timeout: 30_000 });
+      await expect.poll(async () => (await missing()).every((n) => expected.includes(n) && !present.includes(n)), { timeout: 30_000 }).toBe(true);
+    }
+    const want = expected.filter((n) => !present.includes(n)).sort();
+    await expect.poll(missing, { timeout: 30_000 }).toEqual(want);
+    await expect(page.locator('#missing')).toBeVisible();
+    await expect(page.locator('#missing-count')).toHaveText(`(${want.length})`);
+    // One HEAD per candidate until found: a present file stops its search, a missing one tries
+    // all four candidates in both folders.
+    const lookups = await page.evaluate(() => window.sceneria.stream.lookups);
+    expect(lookups).toBeGreaterThanOrEqual(want.length * 8);
+    expect(lookups).toBeLessThanOrEqual(want.length * 8 + present.length * 8);
+    // The Range traffic is the scenery's alone: HEADs fetch no bytes.
+    expect(nginx.bytesSent('/scenery/wrapinc.eu7')).toBe(await page.evaluate(() => window.sceneria.stream.bytes));
+  } finally {
+    nginx.stop();
+  }
+});

@@ -12,7 +12,10 @@
 #include "formats/eu7b/writer.hpp"
 #include "sample_files.hpp"
 #include "scene/serialize.hpp"
+#include "formats/eu7b/format.hpp"
+#include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/stream.hpp"
+#include "io/byte_source.hpp"
 
 namespace sceneria::eu7b {
 namespace {
@@ -360,12 +363,43 @@ TEST(Eu7bStream, AsksForThePrototypesModelFilesNextToIt) {
   stream.add_bytes(0, file);
   ASSERT_TRUE(stream.open().ok());
   ASSERT_TRUE(stream.opened());
-  const auto queries = stream.asset_queries();
+  const auto queries = stream.take_asset_queries();
   ASSERT_EQ(queries.size(), 11u);  // the 11 prototypes' model files (reference decode: PROT[0..10])
   const auto d1 = std::find_if(queries.begin(), queries.end(), [](const auto& q) { return q.label == "ip/pkp/D1.t3d"; });
   ASSERT_NE(d1, queries.end());
   EXPECT_EQ(d1->candidates, (std::vector<std::string>{"ip/pkp/d1.e3d", "models/ip/pkp/d1.e3d", "ip/pkp/d1.t3d", "models/ip/pkp/d1.t3d"}));
+  EXPECT_TRUE(stream.take_asset_queries().empty());  // each file once
+  // The PACK models are a list (for labels and counts) that is not browsed as rows.
+  const auto lists = stream.lists();
+  ASSERT_FALSE(lists.empty());
+  EXPECT_EQ(lists.front().id, "pack_models");
+  EXPECT_EQ(lists.front().count, 77u);  // the reference decode's decoded_models, summed
+  EXPECT_FALSE(lists.front().browsable);
   EXPECT_TRUE(stream.missing_assets().empty());
+
+  // The PACK section's solo models are asked for once the section is in: with the header's, the
+  // same 39 model files the whole-file open checks (header_model_files with PACK).
+  std::set<std::string> labels;
+  for (const auto& q : queries) labels.insert(q.label);
+  std::vector<SectionId> cancel;
+  for (const auto& [id, state] : stream.streamer().states()) {  // the camera visits every section
+    const glm::dvec3 at = kSectionGrid.origin(id.row, id.col) + glm::dvec3(500, 0, 500);
+    for (int tick = 0; tick < 20; ++tick) {
+      for (const auto& r : stream.update(at, cancel))
+        ASSERT_FALSE(stream.section_bytes(r.id, std::span(file).subspan(r.begin, r.end - r.begin)));
+      while (auto late = stream.late_request(1 << 20))
+        ASSERT_FALSE(stream.late_bytes(late->begin, std::span(file).subspan(late->begin, late->end - late->begin)));
+      stream.wait_for_decodes();
+      stream.apply_one(at);
+      for (const auto& q : stream.take_asset_queries()) EXPECT_TRUE(labels.insert(q.label).second) << q.label;
+    }
+  }
+  MemorySource src(file, "wrapinc.eu7");
+  const Module whole = read_module(src, {.load_pack = true, .decode_pack = true}).value();
+  const auto all = header_model_files(whole, true);
+  EXPECT_EQ(labels, std::set<std::string>(all.begin(), all.end()));
+  EXPECT_EQ(labels.size(), 39u);  // the reference decode's distinct model files
+  EXPECT_TRUE(stream.take_asset_queries().empty());
   stream.asset_missing("pm/akademik1.t3d");
   EXPECT_EQ(stream.missing_assets(), (std::vector<std::string>{"pm/akademik1.t3d"}));
 }

@@ -200,10 +200,11 @@ class StreamBinding {
     return e ? e.describe() : std::string();
   }
   void lateFailed() { stream_->late_failed(); }
-  // [{label, candidates: [path...]}]: files to look for next to the document (web/worker.js).
-  std::string assetQueries() const {
+  // [{label, candidates: [path...]}]: files to look for next to the document that were not
+  // handed out before (web/worker.js asks every tick).
+  std::string takeAssetQueries() {
     auto out = nlohmann::ordered_json::array();
-    for (const auto& q : stream_->asset_queries()) out.push_back({{"label", q.label}, {"candidates", q.candidates}});
+    for (const auto& q : stream_->take_asset_queries()) out.push_back({{"label", q.label}, {"candidates", q.candidates}});
     return to_text(out);
   }
   void assetMissing(const std::string& label) { stream_->asset_missing(label); }
@@ -407,7 +408,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("lateRequest", &StreamBinding::lateRequest)
       .function("lateBytes", &StreamBinding::lateBytes)
       .function("lateFailed", &StreamBinding::lateFailed)
-      .function("assetQueries", &StreamBinding::assetQueries)
+      .function("takeAssetQueries", &StreamBinding::takeAssetQueries)
       .function("assetMissing", &StreamBinding::assetMissing)
       .function("missingFiles", &StreamBinding::missingFiles)
       .function("grid", &StreamBinding::grid)

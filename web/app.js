@@ -142,13 +142,15 @@ function showKind(id) {
 
 function showKinds(list) {
   kinds = list || [];
-  $('record-kind').replaceChildren(...kinds.map((k) => {
+  // A list whose items come and go (a streamed file's parts) is reached by clicking in the view.
+  const browsable = kinds.filter((k) => k.browsable !== false);
+  $('record-kind').replaceChildren(...browsable.map((k) => {
     const option = document.createElement('option');
     option.value = k.id;
     option.textContent = `${k.label} (${number.format(k.count)})`;
     return option;
   }));
-  showKind(kinds[0]?.id);
+  showKind(browsable[0]?.id);
 }
 $('record-kind').addEventListener('change', (e) => showKind(e.target.value));
 
@@ -194,8 +196,7 @@ async function inspect(kind, index, { highlight = false, object } = {}) {
   const doc = openDoc;
   const record = await parser.record(doc, kind, index);
   if (doc !== openDoc) return;
-  // Streamed PACK models are not in the lists (they arrive with their sections).
-  const label = kinds.find((k) => k.id === kind)?.label || { pack_models: 'PACK models' }[kind] || kind;
+  const label = kinds.find((k) => k.id === kind)?.label || kind;
   if (object === undefined && viewer) {
     const id = viewer.findObject(kind, index);
     object = id >= 0 ? id : null;

@@ -27,6 +27,7 @@ export class RangeFetcher {
   requests = 0;           // HTTP requests sent
   bytes = 0;              // body bytes received
   notices = [];           // human-readable notices ("server ignores Range: reading the whole file")
+  lookups = 0;            // HEAD requests for files next to this one (not counted in requests)
   onChange = null;        // called once when the file changed (ETag / Last-Modified) under us
 
   constructor(url, { maxInFlight = 4, retries = 3, timeoutMs = 20000 } = {}) {
@@ -44,6 +45,29 @@ export class RangeFetcher {
       return await this.#readWithRetries(begin, end, signal);
     } finally {
       this.#release(begin, end);
+    }
+  }
+
+  // Whether another file (next to this one: a model, a texture) exists: a HEAD request that
+  // takes one of the same slots, so lookups never crowd out the reads. Any answer but 2xx, a
+  // network error or a timeout counts as absent; an abort by the caller throws AbortError.
+  async exists(url, signal) {
+    await this.#slot(-1, -1, signal);  // an empty range overlaps no read
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    const timer = setTimeout(abort, this.#timeoutMs);
+    try {
+      this.lookups++;
+      const response = await fetch(url, { method: 'HEAD', cache: 'no-store', signal: controller.signal });
+      return response.ok;
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      return false;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      this.#release(-1, -1);
     }
   }
 

@@ -16,6 +16,7 @@ let stream = null;  // {doc, wasm: Stream, fetcher, reads: Map<"row,col", {contr
 function closeStream() {
   if (!stream) return;
   for (const r of stream.reads.values()) r.controller.abort();
+  stream.lookups?.abort();
   stream.wasm.delete();
   stream = null;
 }
@@ -132,7 +133,8 @@ async function openStream(m, fetcher, request, progress, signal, { head, size, f
     wasm.delete();
     return result;
   }
-  stream = { doc: result.doc, wasm, fetcher, reads: new Map(), errors: [], changed: false, missingChanged: false };
+  stream = { doc: result.doc, wasm, fetcher, url: request.url ?? null, reads: new Map(), errors: [], changed: false,
+             missingChanged: false, assetQueue: [], lookups: null, lookupBudget: MAX_LOOKUPS };
   fetcher.onChange = () => { stream.changed = true; };
   result.scene = wasm.staticScene();
   result.stream = { url: request.url ?? null, size, start: result.start, layout: result.grid, bytes: fetcher.bytes, requests: fetcher.requests };
@@ -188,6 +190,11 @@ function cameraTick(request) {
     });
   }
   fetchLate(s);
+  // Files it names, handed out once each as their names arrive: looked for next to the URL.
+  if (s.url) {
+    s.assetQueue.push(...JSON.parse(s.wasm.takeAssetQueries()));
+    if (!s.lookups && s.assetQueue.length) lookForAssets(s);
+  }
   s.errors.push(...u.errors);
   s.readsIssued = (s.readsIssued || 0) + groups.length;
   s.sectionsRequested = (s.sectionsRequested || 0) + u.sections;
@@ -203,7 +210,7 @@ function cameraTick(request) {
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
              ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), late: u.late,
              decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,
-             reads: s.readsIssued || 0, sectionsRequested: s.sectionsRequested || 0 },
+             reads: s.readsIssued || 0, lookups: s.fetcher.lookups ?? 0, sectionsRequested: s.sectionsRequested || 0 },
   };
 }
 
@@ -224,6 +231,44 @@ function fetchLate(s) {
     s.lateRetryAt = performance.now() + 5000;
     s.errors.push(`names could not be loaded (trying again): ${e.message}`);
   });
+}
+
+// The files a streamed document refers to, looked for next to its URL: one HEAD at a time (a
+// model absent from the server is worth knowing, not worth slowing the sections down for), in
+// the document's folder and, for a file in a `scenery` folder, in the folder above it (the
+// simulator's layout: scenery/ beside models/ and textures/). Missing ones reach the page's list.
+const MAX_LOOKUPS = 4096;
+async function lookForAssets(s) {
+  const controller = new AbortController();
+  s.lookups = controller;
+  const here = new URL(s.url, self.location.href);
+  const roots = [new URL('./', here)];
+  if (/\/scenery\/[^/]*$/i.test(here.pathname)) roots.push(new URL('../', here));
+  const urlOf = (root, path) => new URL(path.split('/').map(encodeURIComponent).join('/'), root);
+  try {
+    while (s.assetQueue.length) {
+      const { label, candidates } = s.assetQueue.shift();
+      let found = false;
+      for (const root of roots) {
+        for (const path of candidates) {
+          if (found) break;
+          if (s.lookupBudget-- === 0) {
+            s.fetcher.notices.push(`stopped looking for model files after ${MAX_LOOKUPS} lookups`);
+            return;  // s.lookups stays set: no more lookups for this document
+          }
+          found = await s.fetcher.exists(urlOf(root, path), controller.signal);
+        }
+      }
+      if (stream !== s) return;
+      if (!found) {
+        s.wasm.assetMissing(label);
+        s.missingChanged = true;
+      }
+    }
+    s.lookups = null;  // the next tick starts again when more names arrive
+  } catch (e) {
+    if (e.name !== 'AbortError') throw e;
+  }
 }
 
 // Reads a File in pieces so the page can show progress for big files.

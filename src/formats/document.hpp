@@ -22,6 +22,9 @@ struct ListInfo {
   std::string id;     // "tracks", "pack_models", ...
   std::string label;  // "Tracks", "PACK models", ...
   std::uint64_t count = 0;
+  // False for a list whose items come and go (a streamed file's parts as they load): its records
+  // are reached from the view, not browsed as rows.
+  bool browsable = true;
 };
 
 class Document {

@@ -28,7 +28,10 @@ Error with_file(Error e, const std::string& name) {
 
 nlohmann::ordered_json lists_json(const Document& document) {
   auto out = nlohmann::ordered_json::array();
-  for (const auto& l : document.lists()) out.push_back({{"id", l.id}, {"label", l.label}, {"count", l.count}});
+  for (const auto& l : document.lists()) {
+    out.push_back({{"id", l.id}, {"label", l.label}, {"count", l.count}});
+    if (!l.browsable) out.back()["browsable"] = false;
+  }
   return out;
 }
 

@@ -59,12 +59,14 @@ class RemoteDocument : public Document {
 
   // Files the document refers to, to be looked for next to it (beside the URL): each a label (the
   // name as the file gives it) and the paths to try in order, relative to the document's folder.
-  // The caller looks asynchronously and reports the ones not found (they show in missing_assets()).
+  // Each file is handed out once, as soon as its name is known (the header's at once, those of
+  // streamed parts as the parts arrive), so the caller asks again every tick. The caller looks
+  // asynchronously and reports the ones not found (they show in missing_assets()).
   struct AssetQuery {
     std::string label;
     std::vector<std::string> candidates;
   };
-  virtual std::vector<AssetQuery> asset_queries() const { return {}; }
+  virtual std::vector<AssetQuery> take_asset_queries() { return {}; }
   void asset_missing(std::string label) { missing_.push_back(std::move(label)); }
   std::vector<std::string> missing_assets() const override { return missing_; }
 

@@ -28,7 +28,7 @@ using ojson = nlohmann::ordered_json;
 
 }  // namespace
 
-std::vector<std::string> header_model_files(const Module& m, bool with_pack) {
+std::set<Sid> model_file_ids(const Module& m, bool with_pack) {
   std::set<Sid> ids;
   for (const Chunk& c : m.chunks) {
     if (const auto* list = std::get_if<ModelList>(&c.data))
@@ -39,8 +39,12 @@ std::vector<std::string> header_model_files(const Module& m, bool with_pack) {
   if (const PackChunk* pack = m.pack(); with_pack && pack && pack->decoded)
     for (const PackSection& s : pack->sections)
       for (const ExpandedModel& e : expand_section(s, m.prototypes())) ids.insert(e.file);
+  return ids;
+}
+
+std::vector<std::string> header_model_files(const Module& m, bool with_pack) {
   std::vector<std::string> out;
-  for (Sid id : ids)
+  for (Sid id : model_file_ids(m, with_pack))
     if (id != kNoString && id < m.strings.size() && !m.strings[id].empty()) out.push_back(std::string(m.strings[id]));
   return out;
 }

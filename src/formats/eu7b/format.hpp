@@ -1,6 +1,8 @@
 #pragma once
 // EU7B's entry in the format registry (formats/registry.cpp): probe, open, open_remote, writers,
 // demo and generator, all behind the format-blind interfaces.
+#include <set>
+
 #include "formats/eu7b/eu7b.hpp"
 #include "formats/registry.hpp"
 
@@ -13,7 +15,9 @@ const Format& format();
 std::vector<std::string> model_candidates(std::string_view name);
 
 // The distinct model files a module places: MODL and prototypes (what its header holds), and with
-// `with_pack` the solo models of its decoded PACK sections.
+// `with_pack` the solo models of its decoded PACK sections. As string ids (names may not be
+// loaded yet in a stream) and as names (ids whose string is not loaded are left out).
+std::set<Sid> model_file_ids(const Module& module, bool with_pack = false);
 std::vector<std::string> header_model_files(const Module& module, bool with_pack = false);
 
 }  // namespace sceneria::eu7b

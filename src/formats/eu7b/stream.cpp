@@ -212,6 +212,8 @@ std::optional<scene::Scene> RemoteModule::apply_one(const glm::dvec3& camera) {
   auto it = decoded_.find(*id);
   if (it == decoded_.end()) return std::nullopt;
   scene::Scene delta = builder_->pack_section(it->second, sections_.at(*id).first_index);
+  for (const ExpandedModel& e : expand_section(it->second, module_->prototypes()))
+    if (asset_ids_seen_.insert(e.file).second) asset_ids_pending_.insert(e.file);
   resident_[*id] = std::move(it->second);
   decoded_.erase(it);
   if (delta.sections.empty()) {  // an empty section still needs a place on the page
@@ -265,7 +267,15 @@ nlohmann::ordered_json RemoteModule::summary(std::size_t string_sample) const {
   return ready_ ? summary_json(*module_, string_sample) : nlohmann::ordered_json::object();
 }
 
-std::vector<ListInfo> RemoteModule::lists() const { return browser_ ? browser_->lists() : std::vector<ListInfo>{}; }
+std::vector<ListInfo> RemoteModule::lists() const {
+  if (!browser_) return {};
+  std::vector<ListInfo> out = browser_->lists();
+  // The PACK models arrive with their sections: clicked in the view, not listed.
+  std::uint64_t total = 0;
+  for (const auto& [id, info] : sections_) total += info.entry.model_count;
+  if (total > 0) out.insert(out.begin(), ListInfo{"pack_models", "PACK models", total, false});
+  return out;
+}
 
 nlohmann::ordered_json RemoteModule::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
   return browser_ ? browser_->rows(list, first, count) : nlohmann::ordered_json::array();
@@ -280,10 +290,23 @@ nlohmann::ordered_json RemoteModule::record(std::string_view list, std::uint64_t
   return browser_ ? browser_->record(list, index) : nullptr;
 }
 
-std::vector<stream::RemoteDocument::AssetQuery> RemoteModule::asset_queries() const {
+std::vector<stream::RemoteDocument::AssetQuery> RemoteModule::take_asset_queries() {
   std::vector<AssetQuery> out;
   if (!ready_) return out;
-  for (const std::string& file : header_model_files(*module_)) {
+  if (!header_assets_queued_) {
+    header_assets_queued_ = true;
+    for (Sid id : model_file_ids(*module_))
+      if (asset_ids_seen_.insert(id).second) asset_ids_pending_.insert(id);
+  }
+  for (auto it = asset_ids_pending_.begin(); it != asset_ids_pending_.end();) {
+    const Sid id = *it;
+    if (id != kNoString && id >= module_->strings.size()) {  // its name is still on the way
+      ++it;
+      continue;
+    }
+    it = asset_ids_pending_.erase(it);
+    if (id == kNoString || module_->strings[id].empty()) continue;
+    const std::string file(module_->strings[id]);
     AssetQuery q{file, {}};
     for (const std::string& c : model_candidates(file))
       if (auto key = normalize_asset_path(c)) q.candidates.push_back(*key);

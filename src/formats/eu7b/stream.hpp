@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,8 +89,9 @@ class RemoteModule final : public stream::RemoteDocument {
   nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const override;
   Result<scene::Scene> scene() const override;
-  // The model files the header's records place (MODL, prototypes), by the engine's lookup order.
-  std::vector<AssetQuery> asset_queries() const override;
+  // The model files placed: the header's records' (MODL, prototypes) and, as sections arrive,
+  // their solo models'; each once, by the engine's lookup order, when its name is loaded.
+  std::vector<AssetQuery> take_asset_queries() override;
 
  private:
   struct SectionInfo {
@@ -124,6 +126,9 @@ class RemoteModule final : public stream::RemoteDocument {
   std::map<SectionId, Waiting> waiting_;
   std::map<SectionId, eu7b::PackSection> decoded_;   // ready, not yet applied
   std::map<SectionId, eu7b::PackSection> resident_;  // applied: kept for the inspector until evicted
+  std::set<Sid> asset_ids_seen_;                     // model files handed out or pending
+  std::set<Sid> asset_ids_pending_;                  // ... not yet handed out (name not loaded, say)
+  bool header_assets_queued_ = false;
   std::vector<std::string> errors_;
   std::shared_ptr<Finished> finished_;
   std::size_t decoding_ = 0;  // jobs submitted, not yet collected

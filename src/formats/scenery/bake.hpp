@@ -1,0 +1,22 @@
+#pragma once
+// Text → twin, as the reference baker writes it (notes A2–A5): the file's own tokens in order,
+// strings interned at first use, numbers typed, each include one entry, each top-level node in a
+// marker classed infra or visual (visual ones with the position and range the reference picks,
+// quirks included, so real twins come out byte for byte).
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "formats/scenery/tokenizer.hpp"
+#include "formats/scenery/twin.hpp"
+
+namespace sceneria::scenery {
+
+// The twin kind for a text file name (`.scn`/`.ctr` scn, `.inc` inc, `.scm` scm).
+TwinKind kind_for(std::string_view file_name);
+// `TD.scn` → `TD.scnb`.
+std::string twin_name(std::string_view file_name);
+
+Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options = {});
+
+}  // namespace sceneria::scenery

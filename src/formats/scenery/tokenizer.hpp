@@ -1,0 +1,62 @@
+#pragma once
+// MaSzyna's scenery tokenizer (the engine's cParser, notes B1): tokens split at space, tab, CR,
+// LF and `;` (and `,` in the legacy-comma mode), `//` and `/* */` comments cutting a token where
+// they start, `"…"` runs kept verbatim (delimiters, newlines and case included; `\` escapes),
+// a UTF-8 BOM dropped, every other byte (CP1250 names) passed through. Tokens keep their case:
+// lower-casing is the consumer's choice, as in the engine.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/text.hpp"
+
+namespace sceneria::scenery {
+
+struct TokenizerOptions {
+  bool legacy_comma = false;  // `,` separates too (the EU7B writer's and the old wiki's rule)
+};
+
+// One token as the text gives it. `text` stays valid until the next call to next().
+struct TextToken {
+  std::string_view text;
+  bool quoted = false;          // a `"` run was part of it: never a number, never lower-cased
+  std::uint64_t offset = 0;     // byte offset of its first character
+  std::uint32_t line = 1, column = 1;
+};
+
+class TextTokenizer {
+ public:
+  explicit TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptions options = {});
+  // The next token; false at the end of the text.
+  bool next(TextToken& out);
+  std::uint64_t offset() const { return at_; }
+  std::uint64_t size() const { return bytes_.size(); }
+
+ private:
+  bool delimiter(std::uint8_t c) const;
+  void advance(std::size_t n = 1);
+  void skip_line_comment();
+  void skip_block_comment();
+
+  std::span<const std::uint8_t> bytes_;
+  TokenizerOptions options_;
+  std::size_t at_ = 0;
+  std::uint32_t line_ = 1;
+  std::size_t line_start_ = 0;
+  std::string token_;
+};
+
+// A token read as a number by the engine's rule (notes A4): the whole token is a finite decimal
+// number (C++ from_chars, general format). `+5`, `1,2`, `inf`, `12abc`, `0x10` are not; `.5`,
+// `5.`, `1e3`, `-0` are.
+bool parse_number(std::string_view token, double& value);
+
+// The engine's leading-number conversion for a field read as a number from any token
+// (`0,0,(p7)` → 0, `12abc` → 12, `abc` → 0).
+double leading_number(std::string_view token);
+
+// ASCII lower case (bytes ≥ 0x80 unchanged, as the engine's ToLower).
+std::string lower(std::string_view text);
+
+}  // namespace sceneria::scenery

@@ -1,0 +1,139 @@
+#include "formats/scenery/tokens.hpp"
+
+#include <cmath>
+
+namespace sceneria::scenery {
+
+EntryTag number_encoding(double v) {
+  double integral = 0;
+  if (std::modf(v, &integral) == 0.0 && v >= -9.007199254740992e15 && v <= 9.007199254740992e15) return EntryTag::int_number;
+  const float f = static_cast<float>(v);
+  if (std::isfinite(f) && (static_cast<double>(f) == v || std::abs(static_cast<double>(f) - v) <= 1e-6 * std::abs(v))) return EntryTag::f32;
+  return EntryTag::f64;
+}
+
+double stored_value(double v, EntryTag encoding) {
+  switch (encoding) {
+    case EntryTag::int_number: return static_cast<double>(static_cast<std::int64_t>(v));
+    case EntryTag::f32: return static_cast<double>(static_cast<float>(v));
+    default: return v;
+  }
+}
+
+// ---- text ----
+
+TextTokenSource::TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options) : tokenizer_(bytes, options) {}
+
+double TextTokenSource::progress() const {
+  return tokenizer_.size() ? static_cast<double>(tokenizer_.offset()) / static_cast<double>(tokenizer_.size()) : 1.0;
+}
+
+bool TextTokenSource::raw(Token& out) {
+  TextToken t;
+  if (!tokenizer_.next(t)) return false;
+  current_.assign(t.text);
+  out = Token{};
+  out.text = current_;
+  out.offset = t.offset;
+  out.line = t.line;
+  out.column = t.column;
+  if (t.quoted) {
+    out.kind = TokenKind::quoted;
+  } else if (double v; parse_number(t.text, v)) {
+    out.kind = TokenKind::number;
+    out.encoding = number_encoding(v);
+    out.value = stored_value(v, out.encoding);
+  }
+  return true;
+}
+
+bool TextTokenSource::next(Token& out) {
+  if (pending_at_ < pending_.size()) {
+    out = pending_[pending_at_];
+    out.text = pending_text_[pending_at_];
+    ++pending_at_;
+    return true;
+  }
+  pending_.clear();
+  pending_text_.clear();
+  pending_at_ = 0;
+  if (!raw(out)) return false;
+  // `include` (any case; quoted only as exactly that) starts an include statement: one file
+  // name (lower-cased unless quoted, `\` made `/`), then parameters verbatim up to a literal
+  // `end` (case matters: `END` is a parameter), all as words. Served from pending_ one by one.
+  const bool include = out.kind == TokenKind::quoted ? out.text == "include" : iequals(out.text, "include");
+  if (!include) return true;
+  Token t = out;
+  t.kind = TokenKind::word;
+  t.in_include = true;
+  pending_.push_back(t);
+  pending_text_.push_back("include");
+  for (bool file = true; raw(t); file = false) {
+    std::string text(t.text);
+    if (file) {
+      if (t.kind != TokenKind::quoted) text = lower(text);
+      for (char& c : text) c = c == '\\' ? '/' : c;
+    }
+    const bool end = !file && text == "end";
+    t.in_include = true;
+    t.kind = TokenKind::word;
+    t.value = 0;
+    t.encoding = EntryTag::token;
+    pending_.push_back(t);
+    pending_text_.push_back(std::move(text));
+    if (end) break;
+  }
+  pending_.back().ends_include = true;
+  out = pending_[0];
+  out.text = pending_text_[0];
+  pending_at_ = 1;
+  return true;
+}
+
+// ---- twin ----
+
+double TwinTokenSource::progress() const {
+  return twin_.entries.empty() ? 1.0 : static_cast<double>(entry_) / static_cast<double>(twin_.entries.size());
+}
+
+bool TwinTokenSource::next(Token& out) {
+  while (entry_ < twin_.entries.size() && include_part_ == 0 && !served(twin_, twin_.entries[entry_], pass_)) ++entry_;
+  if (entry_ >= twin_.entries.size()) return false;
+  const TwinEntry& e = twin_.entries[entry_];
+  out = Token{};
+  out.offset = e.offset;
+  out.marker = e.marker;
+  switch (e.tag) {
+    case EntryTag::include: {
+      out.in_include = true;
+      const std::uint32_t strings = e.files + e.params;
+      if (include_part_ == 0) out.text = "include";
+      else if (include_part_ <= strings) out.text = twin_.include_string(e, include_part_ - 1);
+      else out.text = "end";
+      out.ends_include = include_part_ == strings + 1;
+      if (++include_part_ > strings + 1) {
+        include_part_ = 0;
+        ++entry_;
+      }
+      return true;
+    }
+    case EntryTag::int_number:
+    case EntryTag::f32:
+    case EntryTag::f64:
+      out.kind = TokenKind::number;
+      out.encoding = e.tag;
+      out.value = e.number;
+      break;
+    case EntryTag::qtoken:
+      out.kind = TokenKind::quoted;
+      out.text = twin_.text(e);
+      break;
+    default:
+      out.text = twin_.text(e);
+      break;
+  }
+  ++entry_;
+  return true;
+}
+
+}  // namespace sceneria::scenery

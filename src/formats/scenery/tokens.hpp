@@ -1,0 +1,77 @@
+#pragma once
+// One token stream for text sceneries and their twins (as the engine's cParser serves both): the
+// grammar downstream reads tokens and cannot tell where they came from. An include reaches it as
+// the word `include`, its file expression (lower case; a random set as `[ a b ]`), its
+// parameters as words (verbatim) and the word `end`, whichever side it came from.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/scenery/tokenizer.hpp"
+#include "formats/scenery/twin.hpp"
+
+namespace sceneria::scenery {
+
+enum class TokenKind : std::uint8_t { word, quoted, number };
+
+struct Token {
+  TokenKind kind = TokenKind::word;
+  std::string_view text;  // the bytes as written (a number's spelling in text; "" from a twin)
+  double value = 0;       // numbers: the value the engine replays (a twin's f32 widened)
+  EntryTag encoding = EntryTag::token;  // numbers: how a twin stores it (int, f32, f64)
+  bool in_include = false;   // part of an include statement
+  bool ends_include = false;  // its last token (`end`, or whatever the file ended on)
+  // Where it is: text has lines and columns; a twin has the entry's byte offset (line 0).
+  std::uint64_t offset = 0;
+  std::uint32_t line = 0, column = 0;
+  std::uint32_t marker = TwinEntry::kNoMarker;  // twin: the node marker around it
+};
+
+// How a number token is stored (notes A4): integral within ±2^53 as int, else f32 when the float
+// is within 1e-6 relative, else f64.
+EntryTag number_encoding(double value);
+// The value a twin gives back for that encoding (an f32 is rounded to float).
+double stored_value(double value, EntryTag encoding);
+
+class TokenSource {
+ public:
+  virtual ~TokenSource() = default;
+  virtual bool next(Token& out) = 0;
+  // Position in [0, 1] for progress bars.
+  virtual double progress() const = 0;
+};
+
+// Text → tokens, with include statements captured whole as the baker does.
+class TextTokenSource final : public TokenSource {
+ public:
+  explicit TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options = {});
+  bool next(Token& out) override;
+  double progress() const override;
+
+ private:
+  bool raw(Token& out);  // the next text token, classified
+  TextTokenizer tokenizer_;
+  std::vector<std::string> pending_text_;  // an include statement, served one token at a time
+  std::vector<Token> pending_;
+  std::size_t pending_at_ = 0;
+  std::string current_;
+};
+
+// Twin entries → tokens; a load pass leaves out the markers of the other class.
+class TwinTokenSource final : public TokenSource {
+ public:
+  explicit TwinTokenSource(const Twin& twin, LoadPass pass = LoadPass::all) : twin_(twin), pass_(pass) {}
+  bool next(Token& out) override;
+  double progress() const override;
+
+ private:
+  const Twin& twin_;
+  LoadPass pass_;
+  std::size_t entry_ = 0;
+  std::uint32_t include_part_ = 0;  // within an include entry: 0 "include", then its strings, then "end"
+};
+
+}  // namespace sceneria::scenery

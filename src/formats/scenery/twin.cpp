@@ -1,0 +1,314 @@
+#include "formats/scenery/twin.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace sceneria::scenery {
+namespace {
+
+// A bounds-checked cursor with varints; the first error sticks.
+class Cursor {
+ public:
+  explicit Cursor(std::span<const std::uint8_t> b) : b_(b) {}
+  std::uint64_t varint(std::string_view what) {
+    std::uint64_t v = 0;
+    const std::size_t start = at_;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (at_ >= b_.size()) return fail(Errc::truncated, start, fmt::format("{} at {:#x}: the file ends inside a varint", what, start)), 0;
+      const std::uint8_t byte = b_[at_++];
+      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint longer than 10 bytes", what, start)), 0;
+  }
+  template <class T>
+  T scalar(std::string_view what) {
+    T v{};
+    if (b_.size() - at_ < sizeof(T)) return fail(Errc::truncated, at_, fmt::format("{} at {:#x}: {} bytes needed, {} remain", what, at_, sizeof(T), b_.size() - at_)), v;
+    std::memcpy(&v, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  std::string_view bytes(std::uint64_t n, std::string_view what) {
+    if (b_.size() - at_ < n) return fail(Errc::truncated, at_, fmt::format("{} at {:#x}: {} bytes claimed, {} remain", what, at_, n, b_.size() - at_)), std::string_view();
+    std::string_view s(reinterpret_cast<const char*>(b_.data() + at_), n);
+    at_ += n;
+    return s;
+  }
+  void fail(Errc code, std::uint64_t offset, std::string message) {
+    if (!error_) error_ = Error{code, offset, std::move(message)};
+    at_ = b_.size();
+  }
+  std::size_t at() const { return at_; }
+  std::size_t remaining() const { return b_.size() - at_; }
+  bool ok() const { return !error_; }
+  Error error() const { return error_; }
+
+ private:
+  std::span<const std::uint8_t> b_;
+  std::size_t at_ = 0;
+  Error error_;
+};
+
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+  do {
+    std::uint8_t byte = v & 0x7F;
+    v >>= 7;
+    if (v) byte |= 0x80;
+    out.push_back(byte);
+  } while (v);
+}
+
+template <class T>
+void put_scalar(std::vector<std::uint8_t>& out, T v) {
+  std::uint8_t b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  out.insert(out.end(), b, b + sizeof(T));
+}
+
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
+std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
+
+bool has_position(std::uint8_t version) { return version >= 7; }
+int position_floats(std::uint8_t version) { return version >= 9 ? 4 : 3; }
+
+void put_entry(std::vector<std::uint8_t>& out, const Twin& t, const TwinEntry& e) {
+  switch (e.tag) {
+    case EntryTag::token:
+    case EntryTag::qtoken:
+      put_varint(out, (static_cast<std::uint64_t>(e.index) << 3) | static_cast<std::uint64_t>(e.tag));
+      break;
+    case EntryTag::include:
+      put_varint(out, 1);
+      put_varint(out, e.files);
+      for (std::uint32_t i = 0; i < e.files; ++i) put_varint(out, t.include_strings[e.index + i]);
+      put_varint(out, e.params);
+      for (std::uint32_t i = 0; i < e.params; ++i) put_varint(out, t.include_strings[e.index + e.files + i]);
+      break;
+    case EntryTag::int_number:
+      put_varint(out, 2);
+      put_varint(out, zigzag(e.integer));
+      break;
+    case EntryTag::f32:
+      put_varint(out, 3);
+      put_scalar(out, static_cast<float>(e.number));
+      break;
+    case EntryTag::f64:
+      put_varint(out, 4);
+      put_scalar(out, e.number);
+      break;
+    case EntryTag::node:
+      break;  // markers are written around their bodies
+  }
+}
+
+}  // namespace
+
+std::string_view Twin::text(const TwinEntry& e) const {
+  if (e.tag != EntryTag::token && e.tag != EntryTag::qtoken) return {};
+  return e.index < strings.size() ? std::string_view(strings[e.index]) : std::string_view();
+}
+
+std::string_view Twin::include_string(const TwinEntry& e, std::uint32_t i) const {
+  const std::uint64_t at = static_cast<std::uint64_t>(e.index) + i;
+  if (e.tag != EntryTag::include || i >= e.files + e.params || at >= include_strings.size()) return {};
+  const std::uint32_t s = include_strings[at];
+  return s < strings.size() ? std::string_view(strings[s]) : std::string_view();
+}
+
+bool is_twin(std::span<const std::uint8_t> head) {
+  return head.size() >= 9 && head[0] == 'e' && head[1] == 'u' && head[2] == '7' && head[3] >= kTwinOldestVersion &&
+         head[3] <= kTwinVersion && head[4] <= 2;
+}
+
+Result<Twin> read_twin(std::span<const std::uint8_t> bytes) {
+  Twin t;
+  if (bytes.size() < 9) return Error{Errc::truncated, 0, fmt::format("a twin starts with a 9-byte header; the file has {} bytes", bytes.size())};
+  if (bytes[0] != 'e' || bytes[1] != 'u' || bytes[2] != '7') return Error{Errc::bad_magic, 0, "not a scenery twin: the file does not start with \"eu7\""};
+  t.version = bytes[3];
+  if (t.version < kTwinOldestVersion || t.version > kTwinVersion)
+    return Error{Errc::unsupported_version, 3, fmt::format("twin version {} (this reader reads {} to {})", t.version, kTwinOldestVersion, kTwinVersion)};
+  if (bytes[4] > 2) return Error{Errc::bad_value, 4, fmt::format("twin kind {} (0 scn, 1 inc, 2 scm)", bytes[4])};
+  t.kind = static_cast<TwinKind>(bytes[4]);
+  std::memcpy(&t.flags, bytes.data() + 5, 4);
+
+  Cursor c(bytes);
+  c.bytes(9, "header");
+  t.strings_offset = c.at();
+  const std::uint64_t count = c.varint("string count");
+  // Every string takes at least its one-byte length.
+  if (c.ok() && count > c.remaining())
+    return Error{Errc::bad_count, t.strings_offset, fmt::format("string table at {:#x} claims {} strings but only {} bytes remain", t.strings_offset, count, c.remaining())};
+  t.strings.reserve(count);
+  for (std::uint64_t i = 0; i < count && c.ok(); ++i) {
+    const std::size_t at = c.at();
+    const std::uint64_t n = c.varint("string length");
+    const std::string_view s = c.bytes(n, fmt::format("string {} at {:#x}", i, at));
+    if (c.ok()) t.strings.emplace_back(s);
+  }
+  if (!c.ok()) return c.error();
+  t.entries_offset = c.at();
+
+  std::uint64_t body_end = 0;  // end of the current marker's body; 0 outside markers
+  const auto string_ok = [&](std::uint64_t index, std::size_t at) {
+    if (index < t.strings.size()) return true;
+    c.fail(Errc::bad_value, at, fmt::format("entry at {:#x} names string {} of {}", at, index, t.strings.size()));
+    return false;
+  };
+  while (c.ok() && c.remaining() > 0) {
+    if (body_end && c.at() >= body_end) {
+      if (c.at() > body_end)
+        return Error{Errc::bad_value, t.markers.back().offset, fmt::format("node marker at {:#x}: its body of {} bytes ends inside an entry", t.markers.back().offset, t.markers.back().span)};
+      body_end = 0;
+    }
+    TwinEntry e;
+    e.offset = c.at();
+    e.marker = body_end ? static_cast<std::uint32_t>(t.markers.size() - 1) : TwinEntry::kNoMarker;
+    const std::uint64_t head = c.varint("entry");
+    const std::uint64_t tag = head & 7;
+    if (tag == 6) {
+      if (head != 6) return Error{Errc::bad_value, e.offset, fmt::format("node marker at {:#x}: head {} (must be 6)", e.offset, head)};
+      if (t.version < 6) return Error{Errc::bad_value, e.offset, fmt::format("node marker at {:#x} in a version {} twin (markers came with 6)", e.offset, t.version)};
+      if (body_end) return Error{Errc::bad_value, e.offset, fmt::format("node marker at {:#x} inside the node at {:#x} (nodes do not nest)", e.offset, t.markers.back().offset)};
+      TwinMarker m;
+      m.offset = e.offset;
+      const std::uint64_t cls = c.varint("node class");
+      if (c.ok() && cls > 2) return Error{Errc::bad_value, e.offset, fmt::format("node marker at {:#x}: class {} (0 infra, 1 visual, 2 visual with position)", e.offset, cls)};
+      m.cls = static_cast<NodeClass>(cls);
+      m.span = c.varint("node span");
+      if (m.cls == NodeClass::visual_pos && has_position(t.version)) {
+        m.has_position = true;
+        for (float& v : m.position) v = c.scalar<float>("node position");
+        if (position_floats(t.version) == 4) m.range = c.scalar<float>("node range");
+      }
+      if (!c.ok()) return c.error();
+      m.body_offset = c.at();
+      if (m.span > c.remaining())
+        return Error{Errc::truncated, e.offset, fmt::format("node marker at {:#x}: its body claims {} bytes but only {} remain", e.offset, m.span, c.remaining())};
+      if (m.span == 0) return Error{Errc::bad_value, e.offset, fmt::format("node marker at {:#x}: an empty body", e.offset)};
+      m.first_entry = static_cast<std::uint32_t>(t.entries.size());
+      body_end = m.body_offset + m.span;
+      t.markers.push_back(m);
+      continue;
+    }
+    e.tag = static_cast<EntryTag>(tag);
+    switch (e.tag) {
+      case EntryTag::token:
+      case EntryTag::qtoken:
+        if (!string_ok(head >> 3, e.offset)) break;
+        e.index = static_cast<std::uint32_t>(head >> 3);
+        break;
+      case EntryTag::include: {
+        if (head != 1) return Error{Errc::bad_value, e.offset, fmt::format("include at {:#x}: head {} (must be 1)", e.offset, head)};
+        e.index = static_cast<std::uint32_t>(t.include_strings.size());
+        for (int part = 0; part < 2 && c.ok(); ++part) {
+          const std::uint64_t n = c.varint("include count");
+          if (c.ok() && n > c.remaining())
+            return Error{Errc::bad_count, e.offset, fmt::format("include at {:#x} claims {} strings but only {} bytes remain", e.offset, n, c.remaining())};
+          (part == 0 ? e.files : e.params) = static_cast<std::uint32_t>(n);
+          for (std::uint64_t i = 0; i < n && c.ok(); ++i) {
+            const std::size_t at = c.at();
+            const std::uint64_t s = c.varint("include string");
+            if (c.ok() && string_ok(s, at)) t.include_strings.push_back(static_cast<std::uint32_t>(s));
+          }
+        }
+        break;
+      }
+      case EntryTag::int_number:
+        if (head != 2) return Error{Errc::bad_value, e.offset, fmt::format("number at {:#x}: head {} (must be 2)", e.offset, head)};
+        e.integer = unzigzag(c.varint("integer"));
+        e.number = static_cast<double>(e.integer);
+        break;
+      case EntryTag::f32:
+        if (head != 3) return Error{Errc::bad_value, e.offset, fmt::format("number at {:#x}: head {} (must be 3)", e.offset, head)};
+        e.number = static_cast<double>(c.scalar<float>("f32"));
+        break;
+      case EntryTag::f64:
+        if (head != 4) return Error{Errc::bad_value, e.offset, fmt::format("number at {:#x}: head {} (must be 4)", e.offset, head)};
+        e.number = c.scalar<double>("f64");
+        break;
+      default:
+        return Error{Errc::bad_value, e.offset, fmt::format("entry at {:#x}: unknown tag {}", e.offset, tag)};
+    }
+    if (!c.ok()) return c.error();
+    if (e.marker != TwinEntry::kNoMarker) ++t.markers[e.marker].entry_count;
+    t.entries.push_back(e);
+  }
+  if (!c.ok()) return c.error();
+  if (body_end && c.at() != body_end)
+    return Error{Errc::truncated, t.markers.back().offset, fmt::format("node marker at {:#x}: the file ends inside its body", t.markers.back().offset)};
+  return t;
+}
+
+std::vector<std::uint8_t> write_twin(const Twin& t) {
+  std::vector<std::uint8_t> out = {'e', 'u', '7', t.version, static_cast<std::uint8_t>(t.kind)};
+  put_scalar(out, t.flags);
+  put_varint(out, t.strings.size());
+  for (const std::string& s : t.strings) {
+    put_varint(out, s.size());
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  std::vector<std::uint8_t> body;
+  for (std::size_t i = 0; i < t.entries.size();) {
+    const TwinEntry& e = t.entries[i];
+    if (e.marker == TwinEntry::kNoMarker || e.marker >= t.markers.size()) {
+      put_entry(out, t, e);
+      ++i;
+      continue;
+    }
+    const TwinMarker& m = t.markers[e.marker];
+    body.clear();
+    std::size_t j = i;
+    for (; j < t.entries.size() && t.entries[j].marker == e.marker; ++j) put_entry(body, t, t.entries[j]);
+    put_varint(out, 6);
+    put_varint(out, static_cast<std::uint64_t>(m.cls));
+    put_varint(out, body.size());
+    if (m.cls == NodeClass::visual_pos && has_position(t.version)) {
+      for (float v : m.position) put_scalar(out, v);
+      if (position_floats(t.version) == 4) put_scalar(out, m.range);
+    }
+    out.insert(out.end(), body.begin(), body.end());
+    i = j;
+  }
+  return out;
+}
+
+bool served(const Twin& twin, const TwinEntry& entry, LoadPass pass) {
+  if (pass == LoadPass::all || entry.marker == TwinEntry::kNoMarker || entry.marker >= twin.markers.size()) return true;
+  const bool visual = twin.markers[entry.marker].cls != NodeClass::infra;
+  return pass == LoadPass::visual ? visual : !visual;
+}
+
+std::string_view tag_name(EntryTag tag) {
+  switch (tag) {
+    case EntryTag::token: return "token";
+    case EntryTag::include: return "include";
+    case EntryTag::int_number: return "int";
+    case EntryTag::f32: return "f32";
+    case EntryTag::f64: return "f64";
+    case EntryTag::qtoken: return "qtoken";
+    case EntryTag::node: return "node";
+  }
+  return "?";
+}
+
+std::string_view class_name(NodeClass cls) {
+  switch (cls) {
+    case NodeClass::infra: return "infra";
+    case NodeClass::visual: return "visual";
+    case NodeClass::visual_pos: return "visual_pos";
+  }
+  return "?";
+}
+
+std::string_view kind_name(TwinKind kind) {
+  switch (kind) {
+    case TwinKind::scn: return "scn";
+    case TwinKind::inc: return "inc";
+    case TwinKind::scm: return "scm";
+  }
+  return "?";
+}
+
+}  // namespace sceneria::scenery

@@ -125,7 +125,7 @@ TEST(SceneryTwin, DecompiledTextBakesBackToTheSameTwin) {
 
 bool same_token(const Token& a, const Token& b) {
   if (a.kind != b.kind || a.in_include != b.in_include) return false;
-  return a.kind == TokenKind::number ? a.value == b.value && a.encoding == b.encoding : a.text == b.text;
+  return a.kind == TokenKind::number ? stored_value(a.value, a.encoding) == b.value && a.encoding == b.encoding : a.text == b.text;
 }
 
 TEST(SceneryTwin, TextAndTwinGiveTheSameTokens) {

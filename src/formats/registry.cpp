@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "formats/eu7b/format.hpp"
+#include "formats/scenery/format.hpp"
 
 namespace sceneria {
 
@@ -15,6 +16,8 @@ namespace {
 const std::vector<Format>& registry() {
   static const std::vector<Format> all = {
       eu7b::format(),
+      scenery::twin_format(),
+      scenery::text_format(),  // last: it sniffs text that has no magic
   };
   return all;
 }
@@ -40,6 +43,9 @@ const Writer* Format::writer_for(std::string_view path_or_id) const {
     if (w.id == path_or_id) return &w;
   for (const Writer& w : writers)
     if (iends_with(path_or_id, w.extension)) return &w;
+  for (const Writer& w : writers)
+    for (std::string_view e : w.more_extensions)
+      if (iends_with(path_or_id, e)) return &w;
   return nullptr;
 }
 

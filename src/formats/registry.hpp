@@ -42,6 +42,7 @@ struct Writer {
   std::string_view description;
   std::string_view params;  // for `sceneria formats`: "version=4..9 pack-format=flat|1..6"
   Result<std::vector<std::uint8_t>> (*write)(const Document& document, const WriteOptions& options);
+  std::vector<std::string_view> more_extensions = {};  // the same writer for other names (".incb")
 };
 
 struct GenerateOptions {

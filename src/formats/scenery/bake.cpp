@@ -90,7 +90,7 @@ class Baker {
     TwinEntry e;
     if (t.kind == TokenKind::number) {
       e.tag = t.encoding;
-      e.number = t.value;
+      e.number = stored_value(t.value, t.encoding);
       e.integer = t.encoding == EntryTag::int_number ? static_cast<std::int64_t>(t.value) : 0;
     } else {
       e.tag = t.kind == TokenKind::quoted ? EntryTag::qtoken : EntryTag::token;

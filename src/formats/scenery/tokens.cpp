@@ -42,7 +42,7 @@ bool TextTokenSource::raw(Token& out) {
   } else if (double v; parse_number(t.text, v)) {
     out.kind = TokenKind::number;
     out.encoding = number_encoding(v);
-    out.value = stored_value(v, out.encoding);
+    out.value = v;  // exact: the grammar reads the text's value; a twin stores stored_value()
   }
   return true;
 }
@@ -51,13 +51,16 @@ bool TextTokenSource::next(Token& out) {
   if (pending_at_ < pending_.size()) {
     out = pending_[pending_at_];
     out.text = pending_text_[pending_at_];
+    out.original = pending_original_[pending_at_];
     ++pending_at_;
     return true;
   }
   pending_.clear();
   pending_text_.clear();
+  pending_original_.clear();
   pending_at_ = 0;
   if (!raw(out)) return false;
+  out.original = out.text;
   // `include` (any case; quoted only as exactly that) starts an include statement: one file
   // name (lower-cased unless quoted, `\` made `/`), then parameters verbatim up to a literal
   // `end` (case matters: `END` is a parameter), all as words. Served from pending_ one by one.
@@ -68,6 +71,7 @@ bool TextTokenSource::next(Token& out) {
   t.in_include = true;
   pending_.push_back(t);
   pending_text_.push_back("include");
+  pending_original_.push_back(std::string(t.text));
   for (bool file = true; raw(t); file = false) {
     std::string text(t.text);
     if (file) {
@@ -80,12 +84,14 @@ bool TextTokenSource::next(Token& out) {
     t.value = 0;
     t.encoding = EntryTag::token;
     pending_.push_back(t);
+    pending_original_.push_back(std::string(t.text));
     pending_text_.push_back(std::move(text));
     if (end) break;
   }
   pending_.back().ends_include = true;
   out = pending_[0];
   out.text = pending_text_[0];
+  out.original = pending_original_[0];
   pending_at_ = 1;
   return true;
 }
@@ -111,6 +117,7 @@ bool TwinTokenSource::next(Token& out) {
       else if (include_part_ <= strings) out.text = twin_.include_string(e, include_part_ - 1);
       else out.text = "end";
       out.ends_include = include_part_ == strings + 1;
+      out.original = out.text;
       if (++include_part_ > strings + 1) {
         include_part_ = 0;
         ++entry_;
@@ -132,6 +139,7 @@ bool TwinTokenSource::next(Token& out) {
       out.text = twin_.text(e);
       break;
   }
+  out.original = out.text;
   ++entry_;
   return true;
 }

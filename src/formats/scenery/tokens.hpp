@@ -20,7 +20,9 @@ enum class TokenKind : std::uint8_t { word, quoted, number };
 struct Token {
   TokenKind kind = TokenKind::word;
   std::string_view text;  // the bytes as written (a number's spelling in text; "" from a twin)
-  double value = 0;       // numbers: the value the engine replays (a twin's f32 widened)
+  // An include's file name as written, before the baker's lower-casing (text only; else = text).
+  std::string_view original;
+  double value = 0;       // numbers: text's exact value; a twin's as it replays (f32 widened)
   EntryTag encoding = EntryTag::token;  // numbers: how a twin stores it (int, f32, f64)
   bool in_include = false;   // part of an include statement
   bool ends_include = false;  // its last token (`end`, or whatever the file ended on)
@@ -55,6 +57,7 @@ class TextTokenSource final : public TokenSource {
   bool raw(Token& out);  // the next text token, classified
   TextTokenizer tokenizer_;
   std::vector<std::string> pending_text_;  // an include statement, served one token at a time
+  std::vector<std::string> pending_original_;
   std::vector<Token> pending_;
   std::size_t pending_at_ = 0;
   std::string current_;

@@ -1,0 +1,257 @@
+#include "formats/scenery/format.hpp"
+
+#include <fmt/format.h>
+
+#include "formats/eu7b/browse.hpp"
+#include "formats/eu7b/summary.hpp"
+#include "formats/eu7b/to_scene.hpp"
+#include "formats/eu7b/writer.hpp"
+#include "formats/scenery/bake.hpp"
+#include "formats/scenery/decompile.hpp"
+#include "formats/scenery/interpret.hpp"
+
+namespace sceneria::scenery {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// One document for both: the source bytes (text) or the twin, and what the grammar made of them.
+class SceneryDocument final : public Document {
+ public:
+  SceneryDocument(std::string_view format, std::string name, std::vector<std::uint8_t> bytes, std::optional<Twin> twin,
+                  Interpreted interpreted)
+      : format_(format), name_(std::move(name)), bytes_(std::move(bytes)), twin_(std::move(twin)),
+        in_(std::move(interpreted)), browser_(in_.module, eu7b::RecordBrowser::Live{}) {}
+
+  std::string_view format_id() const override { return format_; }
+  const std::vector<std::uint8_t>& bytes() const { return bytes_; }
+  const std::optional<Twin>& twin() const { return twin_; }
+  const Interpreted& interpreted() const { return in_; }
+  const std::string& name() const { return name_; }
+
+  std::string headline() const override {
+    const std::string what = twin_ ? fmt::format("scenery twin v{} ({})", twin_->version, kind_name(twin_->kind)) : "MaSzyna text scenery";
+    return fmt::format("{}, {} nodes, {} includes{}", what, in_.nodes, count("includes"),
+                       in_.files.size() > 1 ? fmt::format(", {} files read", in_.files.size()) : "");
+  }
+
+  ojson summary(std::size_t string_sample) const override {
+    ojson j;
+    j["format"] = format_;
+    j["version"] = twin_ ? ojson(twin_->version) : ojson("text");
+    j["size"] = bytes_.size();
+    ojson counts;
+    counts["nodes"] = in_.nodes;
+    for (const ListInfo& l : lists()) counts[l.id] = l.count;
+    j["counts"] = std::move(counts);
+    auto structure = ojson::array();
+    if (twin_) {
+      const Twin& t = *twin_;
+      std::uint64_t infra = 0, visual = 0;
+      for (const TwinMarker& m : t.markers) ++(m.cls == NodeClass::infra ? infra : visual);
+      structure.push_back({{"name", "header"}, {"offset", 0}, {"size", 9}, {"note", fmt::format("kind {}, flags {:#x}", kind_name(t.kind), t.flags)}});
+      structure.push_back({{"name", "strings"}, {"offset", t.strings_offset}, {"size", t.entries_offset - t.strings_offset}, {"count", t.strings.size()}});
+      structure.push_back({{"name", "entries"}, {"offset", t.entries_offset}, {"size", bytes_.size() - t.entries_offset}, {"count", t.entries.size()}});
+      structure.push_back({{"name", "infra nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", infra}});
+      structure.push_back({{"name", "visual nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", visual}});
+      j["structureName"] = "twin";
+    } else {
+      for (std::size_t f = 0; f < in_.files.size(); ++f) structure.push_back({{"name", in_.files[f]}, {"offset", 0}, {"size", f == 0 ? bytes_.size() : 0}});
+      j["structureName"] = "files";
+    }
+    j["structure"] = std::move(structure);
+    j["missingIncludes"] = in_.missing;
+    const auto& strings = in_.module.strings;
+    auto sample = ojson::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(string_sample, strings.size()); ++i) sample.push_back(display_text(strings[i]));
+    j["stringSample"] = std::move(sample);
+    return j;
+  }
+
+  std::vector<ListInfo> lists() const override {
+    std::vector<ListInfo> out = browser_.lists();
+    std::erase_if(out, [](const ListInfo& l) { return l.id == "strings"; });  // the module's, not the file's
+    if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size()});
+    return out;
+  }
+
+  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
+    if (list != "directives") return browser_.rows(list, first, count);
+    auto out = ojson::array();
+    for (std::uint64_t i = first; i < in_.directives.size() && i < first + count; ++i) out.push_back(directive_row(i));
+    return out;
+  }
+  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
+    if (list != "directives") return browser_.search(list, query, limit);
+    auto out = ojson::array();
+    for (std::uint64_t i = 0; i < in_.directives.size() && out.size() < limit; ++i)
+      if (icontains(in_.directives[i].keyword, query)) out.push_back(directive_row(i));
+    return out;
+  }
+  ojson record(std::string_view list, std::uint64_t index) const override {
+    if (list == "directives") {
+      if (index >= in_.directives.size()) return nullptr;
+      const Directive& d = in_.directives[index];
+      auto values = ojson::array();
+      for (const std::string& v : d.values) values.push_back(display_text(v));
+      ojson r{{"keyword", d.keyword}, {"values", values}};
+      r["source"] = source(d.at);
+      return r;
+    }
+    ojson r = browser_.record(list, index);
+    if (r.is_null()) return r;
+    // Where the record came from: file and line (text) or the entry's offset (twin).
+    if (auto it = in_.where.find(std::string(list)); it != in_.where.end() && index < it->second.size()) r["source"] = source(it->second[index]);
+    return r;
+  }
+
+  Result<scene::Scene> scene() const override { return eu7b::to_scene(in_.module); }
+  std::vector<Warning> warnings() const override { return in_.warnings; }
+  std::vector<std::string> missing_assets() const override { return in_.missing; }
+
+ private:
+  std::uint64_t count(const std::string& list) const {
+    auto it = in_.where.find(list);
+    return it == in_.where.end() ? 0 : it->second.size();
+  }
+  ojson source(const SourceRef& at) const {
+    ojson s{{"file", display_text(in_.files.at(at.file))}};
+    if (at.line) s["line"] = at.line, s["column"] = at.column;
+    else s["offset"] = at.offset;
+    return s;
+  }
+  ojson directive_row(std::uint64_t i) const {
+    const Directive& d = in_.directives[i];
+    std::string detail;
+    for (std::size_t k = 0; k < d.values.size() && detail.size() < 60; ++k) detail += (k ? " " : "") + display_text(d.values[k]);
+    return ojson{{"i", i}, {"name", d.keyword}, {"detail", detail}};
+  }
+  static bool icontains(std::string_view s, std::string_view q) { return lower(s).find(lower(q)) != std::string::npos; }
+
+  std::string_view format_;
+  std::string name_;
+  std::vector<std::uint8_t> bytes_;
+  std::optional<Twin> twin_;
+  Interpreted in_;
+  eu7b::RecordBrowser browser_;
+};
+
+constexpr std::string_view kTextExtensions[] = {".scn", ".scm", ".inc", ".ctr"};
+
+// Text without magic: by its name, or by a sniff for a `node` with a known type early on.
+bool probe_text(std::span<const std::uint8_t> head, std::string_view name) {
+  for (std::string_view e : kTextExtensions)
+    if (iends_with(name, e)) return true;
+  if (head.empty() || is_twin(head)) return false;
+  for (std::uint8_t c : head)
+    if (c == 0) return false;
+  TextTokenizer tok(head);
+  TextToken t;
+  for (int n = 0; n < 64 && tok.next(t); ++n) {
+    if (!iequals(t.text, "node")) continue;
+    for (int k = 0; k < 4 && tok.next(t); ++k)
+      if (k == 3)
+        for (std::string_view type : {"track", "traction", "model", "triangles", "triangle_strip", "triangle_fan", "lines",
+                                      "line_strip", "line_loop", "memcell", "eventlauncher", "sound", "dynamic", "tractionpowersource"})
+          if (iequals(t.text, type)) return true;
+    return false;
+  }
+  return false;
+}
+
+bool probe_twin(std::span<const std::uint8_t> head, std::string_view) { return is_twin(head); }
+
+Result<std::vector<std::uint8_t>> read_all(ByteSource& source) {
+  if (source.size() > (std::uint64_t{1} << 31))
+    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte scenery is too big to read whole", source.name(), source.size())};
+  return source.read_vector(0, source.size());
+}
+
+Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOptions& options) {
+  auto bytes = read_all(source);
+  if (!bytes) return bytes.error();
+  TextTokenSource tokens(*bytes);
+  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets});
+  return std::unique_ptr<Document>(new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, std::move(in)));
+}
+
+Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOptions& options) {
+  auto bytes = read_all(source);
+  if (!bytes) return bytes.error();
+  auto twin = read_twin(*bytes);
+  if (!twin) return twin.error();
+  TwinTokenSource tokens(*twin);
+  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets});
+  return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), std::move(in)));
+}
+
+const SceneryDocument* scenery_of(const Document& d) {
+  if (d.format_id() != "scenery-text" && d.format_id() != "scenery-twin") return nullptr;
+  return dynamic_cast<const SceneryDocument*>(&d);
+}
+
+Result<std::vector<std::uint8_t>> write_twin_file(const Document& d, const WriteOptions&) {
+  const SceneryDocument* s = scenery_of(d);
+  if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as a twin"};
+  if (s->twin()) return write_twin(*s->twin());
+  return write_twin(bake(s->bytes(), kind_for(s->name())));
+}
+
+Result<std::vector<std::uint8_t>> write_text_file(const Document& d, const WriteOptions& options) {
+  const SceneryDocument* s = scenery_of(d);
+  if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as scenery text"};
+  if (!s->twin()) return s->bytes();
+  if (options.losses) options.losses->push_back("comments, number spellings and line breaks are not in a twin: the text is rebuilt from its tokens");
+  const std::string text = decompile(*s->twin());
+  return std::vector<std::uint8_t>(text.begin(), text.end());
+}
+
+Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const WriteOptions&) {
+  const SceneryDocument* s = scenery_of(d);
+  if (!s) return Error{Errc::bad_value, 0, "only a scenery can be compiled to EU7B here"};
+  // Compiled again with the reference writer's reading, so the simulator gets what its own
+  // compiler would give it (TD.v6.eu7 byte for byte).
+  Interpreted compiled;
+  if (s->twin()) {
+    TwinTokenSource tokens(*s->twin());
+    compiled = interpret(tokens, s->name(), {.reference_writer = true});
+  } else {
+    TextTokenSource tokens(s->bytes());
+    compiled = interpret(tokens, s->name(), {.reference_writer = true});
+  }
+  return eu7b::write_module(compiled.module);
+}
+
+std::vector<Writer> writers() {
+  return {{"text", ".scn", "scenery text (a twin's tokens written back as text)", "", write_text_file, {".scm", ".inc", ".ctr"}},
+          {"twin", ".scnb", "scenery binary twin v10, as the reference baker writes it", "", write_twin_file, {".scmb", ".incb", ".ctrb"}},
+          {"eu7b", ".eu7", "EU7B module compiled from the scenery (version 6)", "", write_module_file}};
+}
+
+}  // namespace
+
+const Format& text_format() {
+  static const Format f{
+      .id = "scenery-text",
+      .name = "MaSzyna text scenery (.scn .scm .inc .ctr)",
+      .extensions = {".scn", ".scm", ".inc", ".ctr"},
+      .probe = probe_text,
+      .open = open_text,
+      .writers = writers(),
+  };
+  return f;
+}
+
+const Format& twin_format() {
+  static const Format f{
+      .id = "scenery-twin",
+      .name = "MaSzyna scenery binary twin (.scnb .scmb .incb .ctrb)",
+      .extensions = {".scnb", ".scmb", ".incb", ".ctrb"},
+      .probe = probe_twin,
+      .open = open_twin,
+      .writers = writers(),
+  };
+  return f;
+}
+
+}  // namespace sceneria::scenery

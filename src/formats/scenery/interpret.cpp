@@ -1,0 +1,979 @@
+#include "formats/scenery/interpret.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <glm/glm.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+
+namespace sceneria::scenery {
+namespace {
+
+using namespace eu7b;
+
+// A token the grammar keeps: owned text (includes substitute), its number, where it is.
+struct Tok {
+  TokenKind kind = TokenKind::word;
+  std::string text;
+  std::string original;  // an include's file name as written
+  double value = 0;
+  SourceRef at;
+  bool number() const { return kind == TokenKind::number; }
+  // The engine reads a field as a number from whatever token is there (leading digits only).
+  double num() const { return kind == TokenKind::number ? value : leading_number(text); }
+  std::string low() const { return lower(text); }
+  bool is(std::string_view word) const { return kind != TokenKind::number && iequals(text, word); }
+  // How a number reads back as a name or a value ("1.435", "0"): the text's own spelling, or the
+  // shortest form of the value for a twin.
+  std::string spelled() const { return !text.empty() || kind != TokenKind::number ? text : fmt::format("{}", value); }
+};
+
+// `(pN)` anywhere in a token → parameter N (1-based); missing or bad → `none` (notes B2).
+std::string substitute(std::string_view s, const std::vector<std::string>& params) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s.compare(i, 2, "(p") == 0) {
+      const std::size_t close = s.find(')', i + 2);
+      if (close == std::string_view::npos) {  // substitution ends for this token
+        out.append(s.substr(i));
+        break;
+      }
+      const std::string_view digits = s.substr(i + 2, close - i - 2);
+      std::size_t n = 0;
+      bool ok = !digits.empty() && digits.size() < 6;
+      for (char c : digits) ok = ok && c >= '0' && c <= '9', n = n * 10 + static_cast<std::size_t>(c - '0');
+      out += ok && n >= 1 && n <= params.size() ? params[n - 1] : "none";
+      i = close + 1;
+      continue;
+    }
+    out.push_back(s[i++]);
+  }
+  return out;
+}
+
+const std::vector<std::string_view> kTrackTypes = {"", "normal", "switch", "table", "cross", "tributary"};
+const std::vector<std::string_view> kEnvironments = {"", "flat", "mountains", "canyon", "tunnel", "bridge", "bank"};
+const std::vector<std::string_view> kTails = {"",         "event0",   "eventall0",   "event1",  "eventall1", "event2", "eventall2",
+                                              "velocity", "isolated", "overhead",    "vradius", "railprofile", "trackbed",
+                                              "friction", "fouling1", "fouling2", "sleepermodel", "angle1", "angle2"};
+const std::vector<std::string_view> kEventTypes = {"addvalues", "updatevalues", "copyvalues", "getvalues", "putvalues", "whois",
+                                                   "logvalues", "multiple",     "switch",     "trackvel",  "sound",     "texture",
+                                                   "animation", "lights",       "voltage",    "visible",   "friction",  "message"};
+
+int index_of(const std::vector<std::string_view>& names, std::string_view word) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!names[i].empty() && names[i] == word) return static_cast<int>(i);
+  return -1;
+}
+
+Vec3f v3(const glm::dvec3& v) { return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)}; }
+
+// In float, as the reference writer rounds (0.9691 gives 31755).
+std::int16_t snorm(double v) { return static_cast<std::int16_t>(std::lround(std::clamp(static_cast<float>(v), -1.0f, 1.0f) * 32767.0f)); }
+
+std::uint16_t half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const int exponent = static_cast<int>((x >> 23) & 0xFF) - 127 + 15;
+  const std::uint32_t mantissa = x & 0x7FFFFFu;
+  if (exponent <= 0) return static_cast<std::uint16_t>(sign);
+  if (exponent >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);
+  return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | ((mantissa + 0x1000u) >> 13));
+}
+
+struct State {
+  std::vector<glm::dvec3> origins;  // cumulative
+  glm::dvec3 rotation{0.0};         // degrees, absolute
+  std::vector<glm::dvec3> scales;   // multiplicative
+  glm::dvec3 origin() const { return origins.empty() ? glm::dvec3(0.0) : origins.back(); }
+  glm::dvec3 scale() const { return scales.empty() ? glm::dvec3(1.0) : scales.back(); }
+};
+
+class Interpreter {
+ public:
+  Interpreter(Interpreted& out, const InterpretOptions& options) : out_(out), options_(options) {}
+
+  void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth) {
+    Reader r{source, file, params, {}, false};
+    Tok t;
+    while (next(r, t)) statement(r, t, depth);
+  }
+
+  void finish() {
+    Module& m = out_.module;
+    m.container.version = 6;
+    order_tracks();
+    renumber_strings();
+    const auto count = static_cast<std::uint32_t>(m.strings.size());
+    auto add = [&](std::uint32_t id, ChunkData data) { m.chunks.push_back(Chunk{id, 0, std::move(data), {}, false}); };
+    // The reference writer's chunk order; STRS, INCL, TRAK and MESH always, the rest when used.
+    add(chunk::STRS, StringsChunk{0, count});
+    add(chunk::INCL, std::move(includes_));
+    if (placement_.origin_x || placement_.origin_y || placement_.origin_z || placement_.rotation_y) add(chunk::PLAC, placement_);
+    add(chunk::TRAK, std::move(tracks_));
+    add(chunk::MESH, std::move(shapes_));
+    if (!lines_.records.empty()) add(chunk::LINE, std::move(lines_));
+    if (!models_.models.empty()) add(chunk::MODL, std::move(models_));
+    if (!traction_.records.empty()) add(chunk::TRAC, std::move(traction_));
+    if (!power_.records.empty()) add(chunk::PWRS, std::move(power_));
+    if (!memcells_.records.empty()) add(chunk::MEMC, std::move(memcells_));
+    if (!launchers_.records.empty()) add(chunk::LAUN, std::move(launchers_));
+    if (!dynamics_.records.empty()) add(chunk::DYNM, std::move(dynamics_));
+    if (!sounds_.records.empty()) add(chunk::SOND, std::move(sounds_));
+    if (!trainsets_.empty()) add(chunk::TRSE, std::move(trainsets_));
+    if (!events_.empty()) add(chunk::EVNT, std::move(events_));
+    if (first_init_) add(chunk::FINT, first_init_);
+    m.container.chunks.clear();
+  }
+
+ private:
+  struct Reader {
+    TokenSource& source;
+    std::uint32_t file;
+    const std::vector<std::string>& params;
+    Token raw;
+    bool substitute;
+  };
+
+  bool next(Reader& r, Tok& t) {
+    if (!r.source.next(r.raw)) return false;
+    t.kind = r.raw.kind;
+    t.value = r.raw.value;
+    t.text.assign(r.raw.text);
+    t.original.assign(r.raw.original);
+    t.at = SourceRef{r.file, r.raw.offset, r.raw.line, r.raw.column};
+    if (!r.params.empty() && t.kind != TokenKind::number) t.text = substitute(t.text, r.params);
+    return true;
+  }
+
+  void warn(const SourceRef& at, std::string message) {
+    Warning w;
+    w.file = out_.files[at.file];
+    w.offset = at.offset;
+    w.line = at.line;
+    w.column = at.column;
+    w.message = std::move(message);
+    if (out_.warnings.size() < 1000) out_.warnings.push_back(std::move(w));
+  }
+
+  Sid sid(std::string_view s) {
+    auto [it, inserted] = ids_.try_emplace(std::string(s), static_cast<Sid>(out_.module.strings.size()));
+    if (inserted) out_.module.strings.push_back(s);
+    return it->second;
+  }
+  Sid name_sid(const std::string& s) { return iequals(s, "none") ? kNoString : sid(s); }
+
+  // Tokens up to (and with) one of the terminators, or the end of the file.
+  std::vector<Tok> until(Reader& r, std::initializer_list<std::string_view> ends, bool* ended = nullptr) {
+    std::vector<Tok> body;
+    Tok t;
+    while (next(r, t)) {
+      for (std::string_view e : ends)
+        if (t.is(e)) {
+          if (ended) *ended = true;
+          return body;
+        }
+      body.push_back(std::move(t));
+    }
+    if (ended) *ended = false;
+    return body;
+  }
+
+  void statement(Reader& r, Tok& t, std::uint32_t depth) {
+    const std::string k = t.low();
+    if (k == "include") return include(r, t, depth);
+    if (k == "node") return node(r, t);
+    if (k == "origin") {
+      std::vector<Tok> args;
+      const auto v = take(r, 3, &args);
+      // The first origin and rotate of a file placed by its includer's parameters (`(p2)`) tell
+      // the runtime which parameters place it (PLAC).
+      if (!seen_origin_) {
+        seen_origin_ = true;
+        placement_.origin_x = param_number(args[0]);
+        placement_.origin_y = param_number(args[1]);
+        placement_.origin_z = param_number(args[2]);
+      }
+      state_.origins.push_back(state_.origin() + glm::dvec3(v[0], v[1], v[2]));
+      return;
+    }
+    if (k == "endorigin") {
+      if (!state_.origins.empty()) state_.origins.pop_back();
+      else warn(t.at, "endorigin without origin");
+      return;
+    }
+    if (k == "rotate") {
+      std::vector<Tok> args;
+      const auto v = take(r, 3, &args);
+      if (!seen_rotate_) {
+        seen_rotate_ = true;
+        placement_.rotation_y = param_number(args[1]);
+      }
+      state_.rotation = {v[0], v[1], v[2]};
+      return;
+    }
+    if (k == "scale") {
+      auto v = take(r, 3);
+      for (double& f : v) f = f > 0 ? f : 1.0;
+      state_.scales.push_back(state_.scale() * glm::dvec3(v[0], v[1], v[2]));
+      return;
+    }
+    if (k == "endscale") {
+      if (!state_.scales.empty()) state_.scales.pop_back();
+      return;
+    }
+    if (k == "group") {
+      ++group_depth_;
+      return;
+    }
+    if (k == "endgroup") {
+      if (group_depth_ > 0) --group_depth_;
+      return;
+    }
+    if (k == "trainset") return trainset(r, t);
+    if (k == "event") return event(r, t);
+    if (k == "firstinit") {
+      ++first_init_;
+      return directive(t, {});
+    }
+    if (k == "lua") {
+      Tok file;
+      next(r, file);
+      return directive(t, {file});
+    }
+    static const std::map<std::string, std::string_view> blocks = {
+        {"atmo", "endatmo"},       {"time", "endtime"},     {"camera", "endcamera"}, {"config", "endconfig"},
+        {"sky", "endsky"},         {"description", "enddescription"}, {"test", "endtest"}, {"light", "endlight"},
+        {"terrain", "endterrain"}, {"isolated", "endisolated"}, {"area", "endarea"}, {"assignment", "endassignment"}};
+    if (auto it = blocks.find(k); it != blocks.end()) {
+      bool ended = false;
+      auto values = until(r, {it->second}, &ended);
+      if (!ended) warn(t.at, fmt::format("{} without {}", t.text, it->second));
+      return directive(t, values);
+    }
+    if (k == "editorterrain") return directive(t, {});
+    warn(t.at, fmt::format("unexpected token '{}'", display_text(t.text)));
+  }
+
+  // The reference writer groups tracks: rail (normal, then switches...), road, water, each in
+  // file order. Their source locations follow them.
+  void order_tracks() {
+    auto& where = out_.where["tracks"];
+    std::vector<std::size_t> order(tracks_.records.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto key = [&](std::size_t i) { return std::pair(tracks_.records[i].category, tracks_.records[i].type); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    std::vector<Track> tracks;
+    std::vector<SourceRef> refs;
+    for (std::size_t i : order) {
+      tracks.push_back(std::move(tracks_.records[i]));
+      if (i < where.size()) refs.push_back(where[i]);
+    }
+    tracks_.records = std::move(tracks);
+    where = std::move(refs);
+    if (where.empty()) out_.where.erase("tracks");
+  }
+
+  // The reference writer interns strings as it writes the chunks, so STRS holds them in chunk
+  // order and, within a record, in field order: renumber what parsing interned on the way.
+  void renumber_strings() {
+    StringTable old = std::move(out_.module.strings);
+    out_.module.strings = StringTable();
+    ids_.clear();
+    auto fix = [&](Sid& s) {
+      if (s != kNoString && s < old.size()) s = sid(old[s]);
+    };
+    auto node = [&](SlimNode& n) { fix(n.name); };
+    for (Include& r : includes_) {
+      fix(r.source_path);
+      fix(r.binary_path);
+      for (Sid& p : r.parameters) fix(p);
+    }
+    for (Track& r : tracks_.records) {
+      node(r.node);
+      fix(r.visibility.material1);
+      fix(r.visibility.material2);
+      for (TrackTail& t : r.tails) fix(t.custom_key), fix(t.value);
+    }
+    for (Shape& r : shapes_.records) node(r.node), fix(r.material);
+    for (Line& r : lines_.records) node(r.node);
+    for (Model& r : models_.models) node(r.node), fix(r.model_file), fix(r.texture);
+    for (Traction& r : traction_.records) node(r.node), fix(r.power_supply), fix(r.material_raw), fix(r.parallel);
+    for (PowerSource& r : power_.records) node(r.node);
+    for (MemCell& r : memcells_.records) node(r.node), fix(r.text), fix(r.track);
+    for (EventLauncher& r : launchers_.records) {
+      node(r.node);
+      for (Sid* s : {&r.activation_key_raw, &r.event1, &r.event2, &r.memcell, &r.compare_text}) fix(*s);
+    }
+    for (Dynamic& r : dynamics_.records) {
+      node(r.node);
+      for (Sid* s : {&r.data_folder, &r.skin, &r.mmd, &r.track, &r.driver_type, &r.load_type, &r.coupling_params, &r.coupling_raw, &r.destination}) fix(*s);
+    }
+    for (Sound& r : sounds_.records) node(r.node), fix(r.wav);
+    for (Trainset& r : trainsets_) {
+      fix(r.name);
+      fix(r.track);
+      for (KeyValue& kv : r.assignments) fix(kv.key), fix(kv.value);
+    }
+    for (Event& r : events_) {
+      fix(r.name);
+      for (Sid& t : r.targets) fix(t);
+      for (KeyValue& kv : r.payload) fix(kv.key), fix(kv.value);
+    }
+  }
+
+  void directive(const Tok& t, const std::vector<Tok>& values) {
+    Directive d;
+    d.keyword = t.text;
+    d.at = t.at;
+    for (const Tok& v : values) d.values.push_back(v.spelled());
+    out_.directives.push_back(std::move(d));
+  }
+
+  std::vector<double> take(Reader& r, int n, std::vector<Tok>* tokens = nullptr) {
+    std::vector<double> v;
+    Tok t;
+    for (int i = 0; i < n && next(r, t); ++i) {
+      v.push_back(t.num());
+      if (tokens) tokens->push_back(t);
+    }
+    v.resize(static_cast<std::size_t>(n), 0.0);
+    if (tokens) tokens->resize(static_cast<std::size_t>(n));
+    return v;
+  }
+
+  // N of a `(pN)` token, else 0.
+  static std::uint8_t param_number(const Tok& t) {
+    if (t.kind == TokenKind::number || t.text.size() < 4 || t.text.compare(0, 2, "(p") != 0 || t.text.back() != ')') return 0;
+    int n = 0;
+    for (std::size_t i = 2; i + 1 < t.text.size(); ++i) {
+      if (t.text[i] < '0' || t.text[i] > '9' || n > 25) return 0;
+      n = n * 10 + (t.text[i] - '0');
+    }
+    return static_cast<std::uint8_t>(n <= 255 ? n : 0);
+  }
+
+  void include(Reader& r, const Tok& at, std::uint32_t depth) {
+    Tok t;
+    std::vector<std::string> words;
+    std::string written;
+    while (next(r, t)) {
+      if (t.text == "end" && !words.empty()) break;
+      if (words.empty()) written = t.original;
+      words.push_back(t.spelled());
+    }
+    if (words.empty()) return warn(at.at, "include without a file name");
+    std::string file = words.front();
+    for (char& c : file) c = c == '\\' ? '/' : c;
+    std::vector<std::string> params(words.begin() + 1, words.end());
+    Include inc;
+    inc.source_line = at.at.line ? at.at.line - 1 : 0;  // the reference counts lines from 0
+    if (written.empty()) written = file;
+    inc.source_path = sid(written);  // as written: the EU7B writer keeps the case
+    std::string binary = written;
+    if (auto dot = binary.rfind('.'); dot != std::string::npos) binary.resize(dot);
+    inc.binary_path = sid(binary + ".eu7");
+    for (const std::string& p : params) inc.parameters.push_back(sid(p));
+    inc.site = context();
+    includes_.push_back(std::move(inc));
+    out_.where["includes"].push_back(at.at);
+    if (!options_.assets) return;
+    if (depth >= options_.max_depth) return warn(at.at, fmt::format("include {} nested deeper than {} files: not followed", file, options_.max_depth));
+    if (out_.files.size() >= options_.max_files) return;
+    const std::vector<std::string> candidates = {"scenery/" + file, file, "scenery/" + file + "b", file + "b"};
+    auto source = options_.assets->open_first(candidates);
+    if (!source) {
+      if (std::find(out_.missing.begin(), out_.missing.end(), file) == out_.missing.end()) out_.missing.push_back(file);
+      return;
+    }
+    auto bytes = source->read_vector(0, source->size());
+    if (!bytes.ok()) return warn(at.at, fmt::format("include {}: {}", file, bytes.error().describe()));
+    const auto index = static_cast<std::uint32_t>(out_.files.size());
+    out_.files.push_back(source->name());
+    if (is_twin(bytes.value())) {
+      auto twin = read_twin(bytes.value());
+      if (!twin.ok()) return warn(at.at, fmt::format("include {}: {}", file, twin.error().describe()));
+      TwinTokenSource child(twin.value());
+      run(child, index, params, depth + 1);
+    } else {
+      TextTokenSource child(bytes.value());
+      run(child, index, params, depth + 1);
+    }
+  }
+
+  SlimNode slim(const std::vector<Tok>& h) {
+    SlimNode n;
+    const double rmax = h[1].num(), rmin = h[2].num();
+    if (!iequals(h[3].text, "none") && !h[3].text.empty()) {
+      n.flags |= node_flag::name;
+      n.name = sid(h[3].spelled());
+    }
+    if (rmax >= 0) {
+      n.flags |= node_flag::range_max;
+      n.range_sq_max = static_cast<float>(rmax * rmax);
+    }
+    if (rmin != 0) {  // a negative one (legacy terrain model) is squared too
+      n.flags |= node_flag::range_min;
+      n.range_sq_min = static_cast<float>(rmin * rmin);
+    }
+    return n;
+  }
+
+  // Where the node was placed (informational: coordinates are already baked), when any.
+  TransformContext context() const {
+    TransformContext c;
+    for (const glm::dvec3& o : state_.origins) c.origins.push_back(v3(o));
+    for (const glm::dvec3& k : state_.scales) c.scales.push_back(v3(k));
+    c.rotation = v3(state_.rotation);
+    c.group_depth = static_cast<std::uint8_t>(std::min<std::uint32_t>(group_depth_, 255));
+    return c;
+  }
+  void place_context(SlimNode& n, std::vector<TransformContext>& pool) const {
+    TransformContext c = context();
+    if (c.origins.empty() && c.scales.empty() && c.group_depth == 0 && c.rotation.x == 0 && c.rotation.y == 0 && c.rotation.z == 0) return;
+    n.flags |= node_flag::transform;
+    n.transform = static_cast<std::int32_t>(pool.size());
+    pool.push_back(std::move(c));
+  }
+
+  // Position of point-like nodes: rotated about Y by the rotate's y, scaled, then moved (B5).
+  glm::dvec3 place(const glm::dvec3& p) const {
+    const double a = glm::radians(state_.rotation.y);
+    const glm::dvec3 r{p.x * std::cos(a) + p.z * std::sin(a), p.y, -p.x * std::sin(a) + p.z * std::cos(a)};
+    return r * state_.scale() + state_.origin();
+  }
+  // Shape vertices and normals: Z, then X, then Y by the full rotate (B5).
+  glm::dvec3 turn(const glm::dvec3& p) const {
+    const glm::dvec3 r = glm::radians(state_.rotation);
+    glm::dmat4 m = glm::rotate(glm::dmat4(1.0), r.y, glm::dvec3(0, 1, 0));
+    m = glm::rotate(m, r.x, glm::dvec3(1, 0, 0));
+    m = glm::rotate(m, r.z, glm::dvec3(0, 0, 1));
+    return glm::dvec3(m * glm::dvec4(p, 0.0));
+  }
+
+  void node(Reader& r, const Tok& at) {
+    std::vector<Tok> h{at};
+    Tok t;
+    while (h.size() < 5 && next(r, t)) h.push_back(std::move(t));
+    if (h.size() < 5) return warn(at.at, "a node cut short by the end of the file");
+    ++out_.nodes;
+    const std::string type = h[4].low();
+    static const std::map<std::string, std::string_view> ends = {
+        {"track", "endtrack"}, {"traction", "endtraction"}, {"tractionpowersource", "end"}, {"model", "endmodel"},
+        {"triangles", "endtri"}, {"triangle_strip", "endtri"}, {"triangle_fan", "endtri"}, {"lines", "endline"},
+        {"line_strip", "endline"}, {"line_loop", "endline"}, {"memcell", "endmemcell"}, {"eventlauncher", "end"},
+        {"sound", "endsound"}, {"dynamic", "enddynamic"}};
+    const auto it = ends.find(type);
+    if (it == ends.end()) {
+      warn(h[4].at, fmt::format("node of unknown type '{}' skipped", display_text(h[4].text)));
+      until(r, {"endnode"});  // nothing ends it but the file (the reference stops at the next node)
+      return;
+    }
+    bool ended = false;
+    std::vector<Tok> b;
+    if (type.rfind("tri", 0) == 0) b = shape_body(r, &ended);
+    else b = until(r, {it->second}, &ended);
+    if (!ended) {  // cut off by the end of the file: the reference writer drops it too
+      warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, it->second));
+      return;
+    }
+    if (type == "track") track(h, b);
+    else if (type == "traction") traction(h, b);
+    else if (type == "model") model(h, b);
+    else if (type.rfind("tri", 0) == 0) shape(h, b, type);
+    else if (type.rfind("line", 0) == 0) line(h, b, type);
+    else if (type == "memcell") memcell(h, b);
+    else if (type == "eventlauncher") launcher(h, b);
+    else if (type == "sound") sound(h, b);
+    else if (type == "tractionpowersource") power(h, b);
+    else if (type == "dynamic") dynamic(h, b, nullptr);
+  }
+
+  // A shape's tokens up to `endtri`; the material block may hold anything, vertices may be
+  // comma-joined (`1,0,2`: split, as the EU7B writer does, so they keep their geometry).
+  std::vector<Tok> shape_body(Reader& r, bool* ended) {
+    std::vector<Tok> b;
+    Tok t;
+    *ended = false;
+    bool material = false;
+    while (next(r, t)) {
+      if (t.is("material")) material = true;
+      if (t.is("endmaterial")) material = false;
+      if (!material && t.is("endtri")) {
+        *ended = true;
+        break;
+      }
+      if (!material && t.kind == TokenKind::word && t.text.find(',') != std::string::npos) {
+        std::size_t from = 0;
+        for (;;) {
+          const std::size_t comma = t.text.find(',', from);
+          Tok part = t;
+          part.text = t.text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+          double v;
+          if (parse_number(part.text, v)) part.kind = TokenKind::number, part.value = v;
+          if (!part.text.empty()) b.push_back(std::move(part));
+          if (comma == std::string::npos) break;
+          from = comma + 1;
+        }
+        continue;
+      }
+      b.push_back(std::move(t));
+    }
+    return b;
+  }
+
+  void track(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    Track tr;
+    tr.node = slim(h);
+    place_context(tr.node, tracks_.transforms);
+    std::size_t i = 0;
+    auto word = [&]() -> const Tok* { return i < b.size() ? &b[i++] : nullptr; };
+    auto num = [&]() { const Tok* t = word(); return t ? t->num() : 0.0; };
+    const Tok* kind = word();
+    const std::string k = kind ? kind->low() : "";
+    tr.type = static_cast<std::uint8_t>(std::max(0, index_of(kTrackTypes, k == "turn" ? "table" : k)));
+    tr.category = 1;
+    if (k == "road") tr.type = 1, tr.category = 2;
+    if (k == "river") tr.type = 0, tr.category = 4;  // as the reference writer stores it
+    tr.length = static_cast<float>(num());
+    tr.width = static_cast<float>(num());
+    tr.friction = static_cast<float>(num());
+    tr.sound_distance = static_cast<float>(num());
+    tr.quality = static_cast<std::int32_t>(num());
+    tr.damage = static_cast<std::int32_t>(num());
+    const Tok* env = word();
+    // Stored as enum + 1; the reference writer compares the word as written (TD's `Flat` is 0).
+    tr.environment = static_cast<std::uint8_t>(env ? std::max(0, index_of(kEnvironments, env->text == "mountain" ? "mountains" : env->text)) : 0);
+    const Tok* vis = word();
+    if (vis && vis->is("vis")) {
+      tr.has_visibility = 1;
+      const Tok* m1 = word();
+      tr.visibility.material1 = m1 ? sid(m1->spelled()) : kNoString;
+      tr.visibility.tex_length = static_cast<float>(num());
+      const Tok* m2 = word();
+      tr.visibility.material2 = m2 ? sid(m2->spelled()) : kNoString;
+      tr.visibility.tex_height1 = static_cast<float>(num());
+      tr.visibility.tex_width = static_cast<float>(num());
+      tr.visibility.tex_slope = static_cast<float>(num());
+    }
+    const glm::dvec3 o = state_.origin();
+    const int paths = tr.type == 2 || tr.type == 4 || tr.type == 5 ? 2 : 1;
+    for (int p = 0; p < paths; ++p) {
+      TrackPath path;
+      path.p1 = v3(glm::dvec3{num(), num(), num()} + o);
+      path.roll1 = static_cast<float>(num());
+      path.cp_out = v3(glm::dvec3{num(), num(), num()});
+      path.cp_in = v3(glm::dvec3{num(), num(), num()});
+      path.p2 = v3(glm::dvec3{num(), num(), num()} + o);
+      path.roll2 = static_cast<float>(num());
+      path.radius = static_cast<float>(num());
+      tr.paths.push_back(path);
+    }
+    while (i < b.size()) {  // tail keywords with their values
+      const Tok& key = b[i++];
+      TrackTail tail;
+      const int code = index_of(kTails, key.low());
+      tail.code = static_cast<std::uint8_t>(code > 0 ? code : 255);
+      if (code <= 0) tail.custom_key = sid(key.spelled());
+      std::string value = i < b.size() ? b[i++].spelled() : "";
+      // Numeric tails are stored as their value's shortest spelling (`60.0` → `60`).
+      if (double v; (code == 7 || code == 9 || code == 10 || code == 17 || code == 18) && parse_number(value, v)) value = fmt::format("{}", v);
+      if (code == 16)  // sleepermodel: freq model skin ox oy oz ballastz
+        for (int n = 0; n < 6 && i < b.size(); ++n) value += " " + b[i++].spelled();
+      tail.value = sid(value);
+      tr.tails.push_back(tail);
+    }
+    tracks_.records.push_back(std::move(tr));
+    out_.where["tracks"].push_back(h[0].at);
+  }
+
+  void traction(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    Traction w;
+    w.node = slim(h);
+    place_context(w.node, traction_.transforms);
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    auto text = [&]() { return i < b.size() ? b[i++].spelled() : std::string(); };
+    w.power_supply = sid(text());
+    w.nominal_voltage = static_cast<float>(num());
+    w.max_current = static_cast<float>(num());
+    const double resistivity = num();
+    w.resistivity_legacy = static_cast<float>(resistivity);
+    w.resistivity = static_cast<float>((resistivity == 0.01 ? 0.075 : resistivity) / 1000.0);
+    const std::string material = text();
+    w.material_raw = sid(material);
+    // As the reference writer reads it: `al` aluminium, `none` none, anything else copper (`Al` too).
+    w.material = static_cast<std::uint8_t>(material == "al" ? 2 : material == "none" ? 0 : 1);
+    w.wire_thickness = static_cast<float>(num());
+    w.damage = static_cast<std::int32_t>(num());
+    const glm::dvec3 o = state_.origin();
+    for (Vec3f* p : {&w.p1, &w.p2, &w.p3, &w.p4}) *p = v3(glm::dvec3{num(), num(), num()} + o);
+    w.min_height = static_cast<float>(num());
+    w.segment_length = static_cast<float>(num());
+    w.wire_count = static_cast<std::int32_t>(num());
+    w.wire_offset = static_cast<float>(num());
+    if (i < b.size()) ++i;  // vis | unvis
+    if (i + 1 < b.size() && b[i].is("parallel")) {
+      w.has_parallel = 1;
+      w.parallel = sid(b[i + 1].spelled());
+    }
+    traction_.records.push_back(w);
+    out_.where["traction"].push_back(h[0].at);
+  }
+
+  void model(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    Model m;
+    m.node = slim(h);
+    place_context(m.node, models_.transforms);
+    m.terrain = h[2].num() < 0 ? 1 : 0;
+    m.transition = 1;
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    const glm::dvec3 p{num(), num(), num()};
+    const double ry = num();
+    m.location = v3(place(p));
+    glm::dvec3 angles = state_.rotation + glm::dvec3(0, ry, 0);
+    glm::dvec3 scale = state_.scale();
+    m.model_file = i < b.size() ? sid(b[i++].spelled()) : kNoString;
+    m.texture = i < b.size() ? sid(b[i++].spelled()) : kNoString;  // `none` is stored as written
+    const auto light_first = static_cast<std::uint32_t>(models_.light_states.size());
+    const auto color_first = static_cast<std::uint32_t>(models_.light_colors.size());
+    static const std::vector<std::string_view> keywords = {"lights", "lightcolors", "angles", "scale", "notransition", "endmodel"};
+    while (i < b.size()) {
+      // The engine lower-cases keywords; the reference writer does not (`Lights` is ignored).
+      const std::string k = options_.reference_writer ? b[i++].text : b[i++].low();
+      if (k == "angles") angles = {num(), num(), num()};  // the engine replaces the angles
+      else if (k == "scale") scale *= glm::dvec3{num(), num(), num()};
+      else if (k == "notransition") m.transition = 0;
+      else if (k == "lights" || k == "lightcolors") {
+        while (i < b.size() && index_of(keywords, b[i].low()) < 0) {
+          if (k == "lights") models_.light_states.push_back(static_cast<float>(b[i].num()));
+          else models_.light_colors.push_back(static_cast<std::uint32_t>(std::strtoul(b[i].spelled().c_str(), nullptr, 16)));
+          ++i;
+        }
+      }
+    }
+    m.lights = {light_first, static_cast<std::uint32_t>(models_.light_states.size()) - light_first};
+    m.colors = {color_first, static_cast<std::uint32_t>(models_.light_colors.size()) - color_first};
+    m.angles = v3(angles);
+    m.scale = v3(scale);
+    models_.models.push_back(m);
+    out_.where["models"].push_back(h[0].at);
+  }
+
+  void shape(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
+    Shape s;
+    s.subtype = static_cast<std::uint8_t>(type == "triangles" ? 0 : type == "triangle_strip" ? 1 : 2);
+    s.node = slim(h);
+    place_context(s.node, shapes_.transforms);
+    std::size_t i = 0;
+    if (i < b.size() && b[i].is("material")) {
+      s.has_lighting = 1;
+      ++i;
+      while (i < b.size() && !b[i].is("endmaterial")) {
+        const std::string k = b[i++].low();
+        std::array<float, 4>* target = k == "ambient:" ? &s.lighting.ambient : k == "diffuse:" ? &s.lighting.diffuse
+                                     : k == "specular:" ? &s.lighting.specular : nullptr;
+        if (!target) continue;
+        for (int c = 0; c < 3 && i < b.size(); ++c) (*target)[static_cast<std::size_t>(c)] = static_cast<float>(b[i++].num() / 255.0);
+      }
+      ++i;
+    }
+    const std::string texture = i < b.size() ? b[i++].spelled() : "";
+    s.material = sid(texture);
+    s.translucent = texture.find('@') != std::string::npos ? 1 : 0;
+    std::vector<PackedVertex> vertices;
+    std::vector<glm::dvec3> exact;  // for the bounds, before the float rounding
+    const glm::dvec3 o = state_.origin();
+    while (i + 8 <= b.size()) {  // 8 numbers, then one separator of any spelling
+      double v[8];
+      for (double& x : v) {
+        // The reference writer gives up on the whole shape at a field that is not a number
+        // (`(p7)`, trees.inc's `-926.326000.2`); the engine reads its leading digits.
+        if (options_.reference_writer && !b[i].number()) return;
+        x = b[i++].num();
+      }
+      glm::dvec3 p = turn({v[0], v[1], v[2]}) + o;
+      // Stored as written, clamped to snorm16 (the reference writer does not normalise; legacy
+      // normals like 0 2 0 are fixed when drawn).
+      const glm::dvec3 n = turn({v[3], v[4], v[5]});
+      PackedVertex pv;
+      pv.position[0] = static_cast<float>(p.x), pv.position[1] = static_cast<float>(p.y), pv.position[2] = static_cast<float>(p.z);
+      exact.push_back(p);
+      pv.normal[0] = snorm(n.x), pv.normal[1] = snorm(n.y), pv.normal[2] = snorm(n.z);
+      pv.uv[0] = half(static_cast<float>(v[6]));
+      pv.uv[1] = half(static_cast<float>(v[7]));
+      vertices.push_back(pv);
+      if (i < b.size()) ++i;  // the separator (`end`)
+    }
+    // Strips and fans become triangle lists (B4); degenerate triangles (no area to speak of) are
+    // dropped, from plain triangle lists too, as the reference writer does.
+    auto degenerate = [&](std::size_t a, std::size_t c, std::size_t d) {
+      return glm::length(glm::cross(exact[c] - exact[a], exact[d] - exact[a])) < 1e-6;
+    };
+    std::vector<glm::dvec3> kept;
+    auto emit = [&](std::size_t a, std::size_t c, std::size_t d) {
+      if (degenerate(a, c, d)) return;
+      for (std::size_t k : {a, c, d}) {
+        s.vertices.push_back(vertices[k]);
+        kept.push_back(exact[k]);
+      }
+    };
+    for (std::size_t k = 2; k < vertices.size(); ++k) {
+      if (s.subtype == 0) {
+        if (k % 3 == 2) emit(k - 2, k - 1, k);
+      } else if (s.subtype == 1) {
+        if (k % 2) emit(k - 1, k - 2, k);
+        else emit(k - 2, k - 1, k);
+      } else {
+        emit(0, k - 1, k);
+      }
+    }
+    exact = std::move(kept);
+    bound(s.node, exact);
+    shapes_.records.push_back(std::move(s));
+    out_.where["shapes"].push_back(h[0].at);
+  }
+
+  void bound(SlimNode& node, const std::vector<glm::dvec3>& v) {
+    // The reference writer's sphere: the vertices' mean, and the farthest vertex from it.
+    if (v.empty()) return;
+    glm::dvec3 sum(0.0);
+    for (const glm::dvec3& p : v) sum += p;
+    const glm::dvec3 centre = sum / static_cast<double>(v.size());
+    double radius = 0;
+    for (const glm::dvec3& p : v) radius = std::max(radius, glm::length(p - centre));
+    node.flags |= node_flag::bounds;
+    node.bounds_center = v3(centre);
+    node.bounds_radius = static_cast<float>(radius);
+  }
+
+  void line(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
+    Line l;
+    l.subtype = static_cast<std::uint8_t>(type == "lines" ? 0 : type == "line_strip" ? 1 : 2);
+    l.node = slim(h);
+    place_context(l.node, lines_.transforms);
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    l.has_lighting = 1;
+    const double r = num(), g = num(), bl = num();
+    l.lighting.diffuse = {static_cast<float>(r / 255.0), static_cast<float>(g / 255.0), static_cast<float>(bl / 255.0), 1.0f};
+    l.width = static_cast<float>(std::min(num(), 30.0));
+    const glm::dvec3 o = state_.origin();
+    while (i + 3 <= b.size()) l.vertices.push_back(v3(turn({num(), num(), num()}) + o));
+    lines_.records.push_back(std::move(l));
+    out_.where["lines"].push_back(h[0].at);
+  }
+
+  void memcell(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    MemCell c;
+    c.node = slim(h);
+    place_context(c.node, memcells_.transforms);
+    std::size_t i = 3;  // x y z are not stored (the reference writer drops them)
+    c.text = i < b.size() ? sid(b[i++].spelled()) : kNoString;
+    c.value1 = i < b.size() ? static_cast<float>(b[i++].num()) : 0.0f;
+    c.value2 = i < b.size() ? static_cast<float>(b[i++].num()) : 0.0f;
+    c.track = i < b.size() ? name_sid(b[i++].spelled()) : kNoString;
+    memcells_.records.push_back(c);
+    out_.where["memcells"].push_back(h[0].at);
+  }
+
+  void launcher(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    EventLauncher l;
+    l.node = slim(h);
+    place_context(l.node, launchers_.transforms);
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    l.location = v3(place({num(), num(), num()}));
+    const double radius = num();
+    l.radius_sq = static_cast<float>(radius > 0 ? radius * radius : radius);
+    l.activation_key_raw = i < b.size() ? sid(b[i++].spelled()) : kNoString;
+    l.delta_time = static_cast<float>(num());
+    l.event1 = i < b.size() ? name_sid(b[i++].spelled()) : kNoString;
+    if (i < b.size() && !b[i].is("condition") && !b[i].is("traintriggered")) l.event2 = name_sid(b[i++].spelled());
+    while (i < b.size()) {
+      const std::string k = b[i++].low();
+      if (k == "traintriggered") l.train_triggered = 1;
+      if (k == "condition" && i + 3 <= b.size()) {
+        l.has_condition = 1;
+        l.memcell = sid(b[i++].spelled());
+        l.compare_text = sid(b[i++].spelled());
+        l.compare_value1 = static_cast<float>(b[i++].num());
+        if (i < b.size()) l.compare_value2 = static_cast<float>(b[i++].num());
+      }
+    }
+    launchers_.records.push_back(l);
+    out_.where["launchers"].push_back(h[0].at);
+  }
+
+  void sound(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    Sound s;
+    s.node = slim(h);
+    place_context(s.node, sounds_.transforms);
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    s.location = v3(place({num(), num(), num()}));
+    s.wav = i < b.size() ? sid(b[i++].spelled()) : kNoString;
+    sounds_.records.push_back(s);
+    out_.where["sounds"].push_back(h[0].at);
+  }
+
+  void power(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+    PowerSource p;
+    p.node = slim(h);
+    place_context(p.node, power_.transforms);
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    p.position = v3(place({num(), num(), num()}));
+    p.nominal_voltage = static_cast<float>(num());
+    p.frequency = static_cast<float>(num());
+    p.internal_resistance_legacy = static_cast<float>(num());
+    p.internal_resistance = p.internal_resistance_legacy;
+    p.max_output_current = static_cast<float>(num());
+    p.fast_fuse_timeout = static_cast<float>(num());
+    p.fast_fuse_repetition = static_cast<float>(num());
+    p.slow_fuse_timeout = static_cast<float>(num());
+    for (; i < b.size(); ++i) {
+      if (b[i].is("recuperation")) p.modifier = 1;
+      if (b[i].is("section")) p.modifier = 2;
+    }
+    power_.records.push_back(p);
+    out_.where["power"].push_back(h[0].at);
+  }
+
+  void dynamic(const std::vector<Tok>& h, const std::vector<Tok>& b, Trainset* in) {
+    Dynamic d;
+    d.node = slim(h);
+    place_context(d.node, dynamics_.transforms);
+    std::size_t i = 0;
+    auto text = [&]() { return i < b.size() ? b[i++].spelled() : std::string(); };
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    d.data_folder = sid(text());
+    d.skin = sid(text());
+    d.mmd = sid(text());
+    if (!in) d.track = sid(text());
+    d.offset = static_cast<float>(num());
+    d.driver_type = sid(text());
+    if (in) {
+      const std::string coupling = text();
+      d.coupling_raw = sid(coupling);
+      d.coupling = static_cast<std::int32_t>(leading_number(coupling));
+      if (auto dot = coupling.find('.'); dot != std::string::npos) d.coupling_params = sid(coupling.substr(dot + 1));
+      d.track = in->track;
+    } else {
+      d.velocity = static_cast<float>(num());
+    }
+    d.load_count = static_cast<std::int32_t>(num());
+    if (d.load_count > 0 && i < b.size()) d.load_type = sid(text());
+    if (i + 1 < b.size() && b[i].is("destination")) {
+      ++i;
+      d.has_destination = 1;
+      d.destination = sid(text());
+    }
+    if (in) {
+      d.has_trainset_index = 1;
+      d.trainset_index = static_cast<std::uint32_t>(trainsets_.size());
+      in->vehicles.push_back(static_cast<std::uint32_t>(dynamics_.records.size()));
+      in->couplings.push_back(d.coupling);
+    }
+    dynamics_.records.push_back(d);
+    out_.where["dynamics"].push_back(h[0].at);
+  }
+
+  void trainset(Reader& r, const Tok& at) {
+    Trainset ts;
+    Tok t;
+    std::vector<Tok> head;
+    while (head.size() < 4 && next(r, t)) head.push_back(t);
+    head.resize(4);
+    ts.name = sid(head[0].spelled());
+    ts.track = sid(head[1].spelled());
+    ts.offset = static_cast<float>(head[2].num());
+    ts.velocity = static_cast<float>(head[3].num());
+    while (next(r, t)) {
+      if (t.is("endtrainset")) break;
+      if (!t.is("node")) continue;
+      std::vector<Tok> h{t};
+      while (h.size() < 5 && next(r, t)) h.push_back(t);
+      if (h.size() < 5) break;
+      ++out_.nodes;
+      bool ended = false;
+      const auto b = until(r, {"enddynamic"}, &ended);
+      if (h[4].is("dynamic")) dynamic(h, b, &ts);
+    }
+    trainsets_.push_back(std::move(ts));
+    out_.where["trainsets"].push_back(at.at);
+  }
+
+  void event(Reader& r, const Tok& at) {
+    bool ended = false;
+    const auto b = until(r, {"endevent"}, &ended);
+    if (!ended) warn(at.at, "event without endevent");
+    Event e;
+    std::size_t i = 0;
+    e.name = i < b.size() ? sid(b[i++].spelled()) : kNoString;
+    const std::string type = i < b.size() ? b[i++].low() : "";
+    const int t = index_of(kEventTypes, type);
+    e.type = static_cast<std::uint8_t>(t >= 0 ? t : 18);
+    e.delay = i < b.size() ? static_cast<float>(b[i++].num()) : 0.0f;
+    if (i < b.size()) {
+      const std::string targets = b[i++].spelled();
+      std::size_t from = 0;
+      while (from <= targets.size()) {
+        const std::size_t cut = targets.find_first_of("|,", from);
+        const std::string one = targets.substr(from, cut == std::string::npos ? std::string::npos : cut - from);
+        if (!one.empty() && !iequals(one, "none")) e.targets.push_back(sid(one));
+        if (cut == std::string::npos) break;
+        from = cut + 1;
+      }
+    }
+    while (i < b.size()) {
+      const std::string k = b[i].low();
+      if (k == "randomdelay" && i + 1 < b.size()) e.delay_random = static_cast<float>(b[i + 1].num()), i += 2;
+      else if (k == "departuredelay" && i + 1 < b.size()) e.delay_departure = static_cast<float>(b[i + 1].num()), i += 2;
+      else e.payload.push_back({sid(b[i++].spelled()), kNoString});
+    }
+    if (istarts_with(lower(out_.module.strings[e.name]), "none_")) e.ignored = 1;
+    events_.push_back(std::move(e));
+    out_.where["events"].push_back(at.at);
+  }
+
+  Interpreted& out_;
+  const InterpretOptions& options_;
+  State state_;
+  std::unordered_map<std::string, Sid> ids_;
+  std::vector<Include> includes_;
+  RecordList<Track> tracks_;
+  RecordList<Shape> shapes_;
+  RecordList<Line> lines_;
+  ModelList models_;
+  RecordList<Traction> traction_;
+  RecordList<PowerSource> power_;
+  RecordList<MemCell> memcells_;
+  RecordList<EventLauncher> launchers_;
+  RecordList<Dynamic> dynamics_;
+  RecordList<Sound> sounds_;
+  std::vector<Trainset> trainsets_;
+  std::vector<Event> events_;
+  std::uint32_t first_init_ = 0;
+  Placement placement_;
+  std::uint32_t group_depth_ = 0;
+  bool seen_origin_ = false, seen_rotate_ = false;
+};
+
+}  // namespace
+
+Interpreted interpret(TokenSource& source, std::string file_name, const InterpretOptions& options) {
+  Interpreted out;
+  out.files.push_back(std::move(file_name));
+  Interpreter in(out, options);
+  in.run(source, 0, {}, 0);
+  in.finish();
+  return out;
+}
+
+}  // namespace sceneria::scenery

@@ -1,0 +1,55 @@
+#pragma once
+// The scenery grammar (notes part B) over a token stream, text or twin alike: directives, the
+// origin/rotate/scale state, every node type, trainsets, events, includes. What it reads becomes
+// EU7B records (the same records a compiled module holds, so one scene builder and one record
+// browser serve both), each with where it came from (file, line and column, or a twin's entry
+// offset). Includes are followed through the asset resolver, with `(pN)` substituted; missing
+// ones are listed, never fatal.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "formats/eu7b/eu7b.hpp"
+#include "formats/scenery/tokens.hpp"
+#include "io/assets.hpp"
+
+namespace sceneria::scenery {
+
+struct SourceRef {
+  std::uint32_t file = 0;  // into Interpreted::files
+  std::uint64_t offset = 0;
+  std::uint32_t line = 0, column = 0;  // 0: a twin (offset is its entry's)
+};
+
+// A top-level directive kept as a record (atmo, time, camera, config, sky, lua, FirstInit, ...).
+struct Directive {
+  std::string keyword;
+  std::vector<std::string> values;
+  SourceRef at;
+};
+
+struct Interpreted {
+  eu7b::Module module;  // version 6 records: TRAK, MESH, LINE, MODL, TRAC, PWRS, MEMC, LAUN, DYNM, SOND, TRSE, EVNT, INCL, FINT
+  std::map<std::string, std::vector<SourceRef>> where;  // eu7b list id → one entry per record
+  std::vector<Directive> directives;
+  std::vector<std::string> files;  // [0] the document, then every include opened
+  std::vector<Warning> warnings;
+  std::vector<std::string> missing;  // includes not found
+  std::uint64_t nodes = 0;
+};
+
+struct InterpretOptions {
+  AssetResolver* assets = nullptr;  // includes are followed when given
+  std::uint32_t max_depth = 16;     // include nesting (a file including itself stops here)
+  std::uint64_t max_files = 20000;
+  // Read as the reference EU7B writer does where it differs from the engine (compiling to EU7B):
+  // keywords case-sensitive.
+  bool reference_writer = false;
+};
+
+// `open_tokens` makes a token source for an included file's bytes (text or twin by its name).
+Interpreted interpret(TokenSource& source, std::string file_name, const InterpretOptions& options = {});
+
+}  // namespace sceneria::scenery

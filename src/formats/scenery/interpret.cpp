@@ -603,7 +603,8 @@ class Interpreter {
     w.max_current = static_cast<float>(num());
     const double resistivity = num();
     w.resistivity_legacy = static_cast<float>(resistivity);
-    w.resistivity = static_cast<float>((resistivity == 0.01 ? 0.075 : resistivity) / 1000.0);
+    // Compared at float precision: a twin replays 0.01 as 0.009999999776.
+    w.resistivity = static_cast<float>((static_cast<float>(resistivity) == 0.01f ? 0.075 : resistivity) / 1000.0);
     const std::string material = text();
     w.material_raw = sid(material);
     // As the reference writer reads it: `al` aluminium, `none` none, anything else copper (`Al` too).
@@ -689,12 +690,19 @@ class Interpreter {
     std::vector<PackedVertex> vertices;
     std::vector<glm::dvec3> exact;  // for the bounds, before the float rounding
     const glm::dvec3 o = state_.origin();
+    bool warned = false;
     while (i + 8 <= b.size()) {  // 8 numbers, then one separator of any spelling
       double v[8];
       for (double& x : v) {
         // The reference writer gives up on the whole shape at a field that is not a number
         // (`(p7)`, trees.inc's `-926.326000.2`); the engine reads its leading digits.
-        if (options_.reference_writer && !b[i].number()) return;
+        if (!b[i].number()) {
+          if (options_.reference_writer) return;
+          if (!warned) {
+            warned = true;
+            warn(b[i].at, fmt::format("shape vertex field '{}' is not a number: read as {}", display_text(b[i].text), b[i].num()));
+          }
+        }
         x = b[i++].num();
       }
       glm::dvec3 p = turn({v[0], v[1], v[2]}) + o;

@@ -1,0 +1,212 @@
+// Text sceneries through the grammar: the reference modules compiled byte for byte, the counts the
+// issue names, include parameters, locations, and a malformed file read with warnings.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "formats/eu7b/json_codec.hpp"
+#include "formats/eu7b/reader.hpp"
+#include "formats/registry.hpp"
+#include "formats/scenery/interpret.hpp"
+#include "formats/scenery/tokens.hpp"
+#include "io/assets.hpp"
+#include "sample_files.hpp"
+
+namespace sceneria::scenery {
+namespace {
+
+std::unique_ptr<Document> open_sample(const std::string& rel, AssetResolver* assets = nullptr) {
+  const auto bytes = test::read_file(test::samples_dir() / rel);
+  MemorySource source(bytes, std::filesystem::path(rel).filename().string());
+  auto doc = open_document(source, {.assets = assets});
+  EXPECT_TRUE(doc.ok()) << rel << ": " << (doc.ok() ? "" : doc.error().describe());
+  return doc.ok() ? std::move(doc).value() : nullptr;
+}
+
+// The first place two modules differ: the chunk, then the first record field (as JSON paths).
+std::string first_difference(const std::vector<std::uint8_t>& ours, const std::vector<std::uint8_t>& theirs) {
+  std::size_t at = 0;
+  while (at < ours.size() && at < theirs.size() && ours[at] == theirs[at]) ++at;
+  if (at == ours.size() && at == theirs.size()) return "identical";
+  MemorySource a(ours, "ours.eu7"), b(theirs, "reference.eu7");
+  auto ma = eu7b::read_module(a), mb = eu7b::read_module(b);
+  if (!ma.ok() || !mb.ok()) return fmt::format("first byte difference at {:#x} (a module does not read back)", at);
+  std::string chunk = "header";
+  for (const auto& c : mb->container.chunks)
+    if (c.offset <= at) chunk = fmt::format("chunk {} at {:#x}", eu7b::chunk_name(c.id), c.offset);
+  const auto ja = eu7b::module_to_json(*ma).value(), jb = eu7b::module_to_json(*mb).value();
+  const auto patch = nlohmann::json::diff(nlohmann::json(jb), nlohmann::json(ja));
+  return fmt::format("first byte difference at {:#x} in {}; first field: {}", at, chunk, patch.empty() ? "none" : patch[0].dump());
+}
+
+std::map<std::string, std::uint64_t> counts(const Document& doc) {
+  std::map<std::string, std::uint64_t> out;
+  for (const ListInfo& l : doc.lists()) out[l.id] = l.count;
+  return out;
+}
+
+struct Compile {
+  const char* text;
+  const char* module;
+};
+constexpr Compile kCompiles[] = {
+    {"maszyna/text/TD.scn", "maszyna/eu7/TD.v6.eu7"},
+    {"maszyna/text/linia053-misja5.scm", "maszyna/eu7/linia053-misja5.v6.eu7"},
+    {"maszyna/text/trees.scm", "maszyna/eu7/trees.v6.eu7"},
+    {"maszyna/text/tree.inc", "maszyna/eu7/tree_inc.v6.eu7"},
+    {"maszyna/allnodes/placed.scm", "maszyna/allnodes/placed.v6.eu7"},
+};
+
+TEST(SceneryCompile, TextCompilesToTheReferenceModulesByteForByte) {
+  SCENERIA_REQUIRE_SAMPLES();
+  for (const Compile& c : kCompiles) {
+    auto doc = open_sample(c.text);
+    ASSERT_TRUE(doc);
+    const Format* format = find_format(doc->format_id());
+    const Writer* writer = format->writer_for("out.eu7");
+    ASSERT_NE(writer, nullptr);
+    const auto ours = writer->write(*doc, {}).value();
+    const auto reference = test::read_file(test::samples_dir() / c.module);
+    EXPECT_TRUE(ours == reference) << c.text << ": " << first_difference(ours, reference);
+  }
+}
+
+// The same through the twin: twin → tokens → module equals text → module where the twin holds
+// everything the module stores (trees: no includes). A twin keeps no line numbers and stores
+// include names lower-cased, so TD's INCL differs; the rest of it matches record for record.
+TEST(SceneryCompile, TwinsCompileLikeTheirText) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto doc = open_sample("maszyna/twin/trees.scmb");
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(doc->format_id(), "scenery-twin");
+  auto ours = find_format(doc->format_id())->writer_for("x.eu7")->write(*doc, {}).value();
+  auto reference = test::read_file(test::samples_dir() / "maszyna/eu7/trees.v6.eu7");
+  // f32 numbers replay widened (1.435 as 1.434999942779541); stored as f32 again, the same bits.
+  EXPECT_TRUE(ours == reference) << first_difference(ours, reference);
+
+  auto td = open_sample("maszyna/twin/TD.scnb");
+  auto text = open_sample("maszyna/text/TD.scn");
+  ASSERT_TRUE(td && text);
+  for (const char* list : {"tracks", "traction", "shapes", "dynamics", "trainsets", "events"}) {
+    SCOPED_TRACE(list);
+    ASSERT_EQ(counts(*td)[list], counts(*text)[list]);
+    for (std::uint64_t i = 0; i < counts(*td)[list]; ++i) {
+      auto a = td->record(list, i), b = text->record(list, i);
+      a.erase("source");
+      b.erase("source");
+      if (a.contains("node") && a["node"].contains("bounds_center")) {  // a mean of widened floats: last bits
+        for (int k = 0; k < 3; ++k) EXPECT_NEAR(a["node"]["bounds_center"][k].get<double>(), b["node"]["bounds_center"][k].get<double>(), 1e-3);
+        EXPECT_NEAR(a["node"]["bounds_radius"].get<double>(), b["node"]["bounds_radius"].get<double>(), 1e-3);
+        for (const char* k : {"bounds_center", "bounds_radius"}) a["node"].erase(k), b["node"].erase(k);
+      }
+      ASSERT_EQ(a, b) << list << " " << i;
+    }
+  }
+}
+
+TEST(SceneryCompile, CountsOfTheSamples) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto td = open_sample("maszyna/text/TD.scn");
+  ASSERT_TRUE(td);
+  auto c = counts(*td);
+  EXPECT_EQ(c["tracks"], 87u);
+  EXPECT_EQ(c["traction"], 115u);
+  EXPECT_EQ(c["shapes"], 62u);
+  EXPECT_EQ(c["trainsets"], 1u);
+  EXPECT_EQ(c["dynamics"], 2u);
+  EXPECT_EQ(c["events"], 4u);
+  EXPECT_EQ(c["includes"], 118u);
+  EXPECT_EQ(td->record("trainsets", 0)["vehicles"].size(), 2u);
+
+  auto line = open_sample("maszyna/text/linia053-misja5.scm");
+  ASSERT_TRUE(line);
+  c = counts(*line);
+  EXPECT_EQ(c["tracks"], 1288u);
+  EXPECT_EQ(c["traction"], 1026u);
+  EXPECT_EQ(c["shapes"], 2461u);
+  EXPECT_EQ(c["models"], 77u);
+  EXPECT_EQ(c["includes"], 3305u);
+  std::uint64_t vertices = 0;
+  for (std::uint64_t i = 0; i < c["shapes"]; ++i) vertices += line->record("shapes", i)["vertices"].size();
+  EXPECT_EQ(vertices, 7287u);
+  // The cut-off node at the end of the file is reported, with its line.
+  const auto warnings = line->warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].line, 39121u);
+}
+
+TEST(SceneryCompile, RecordsSayWhereTheyCameFrom) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto text = open_sample("maszyna/text/TD.scn");
+  ASSERT_TRUE(text);
+  const auto track = text->record("tracks", 0);
+  EXPECT_EQ(track["source"]["file"], "TD.scn");
+  EXPECT_EQ(track["source"]["line"], 3);  // `node 1000 0 none track …` on line 3
+  EXPECT_EQ(track["source"]["column"], 1);
+  auto twin = open_sample("maszyna/twin/TD.scnb");
+  ASSERT_TRUE(twin);
+  const auto entry = twin->record("tracks", 0)["source"];
+  EXPECT_FALSE(entry.contains("line"));
+  EXPECT_GT(entry["offset"].get<std::uint64_t>(), 9u);  // an entry offset inside the twin
+  // Top-level directives are records too (FirstInit, and TD's atmo/time/camera/config ...).
+  bool first_init = false;
+  for (std::uint64_t i = 0; i < counts(*text)["directives"]; ++i)
+    first_init = first_init || text->record("directives", i)["keyword"] == "FirstInit";
+  EXPECT_TRUE(first_init);
+}
+
+// A scenery that includes tree.inc twice with parameters, from a folder with `scenery/`.
+TEST(SceneryCompile, IncludesAreFollowedWithTheirParameters) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto tree = test::read_file(test::samples_dir() / "maszyna/text/tree.inc");
+  const std::string scenery =
+      "include tree.inc drzewo.dds 100 0 200 90 10 3 end\n"
+      "include Tree.INC sosna.dds 0 0 0 0 8 end\n"  // p7 missing: `none`, read as 0
+      "include missing.inc end\n";
+  const std::vector<std::uint8_t> top(scenery.begin(), scenery.end());
+  ListedAssets assets({"MaSzyna/scenery/tree.inc"}, [&](std::size_t) { return std::make_unique<MemorySource>(tree, "tree.inc"); });
+  MemorySource source(top, "test.scn");
+  auto doc = open_document(source, {.assets = &assets});
+  ASSERT_TRUE(doc.ok()) << doc.error().describe();
+  auto c = counts(**doc);
+  EXPECT_EQ(c["includes"], 3u);
+  ASSERT_EQ(c["shapes"], 4u);  // two per tree
+  EXPECT_EQ((*doc)->missing_assets(), std::vector<std::string>{"missing.inc"});
+  // The first tree: origin (100, 0, 200), rotate 0 90 0; its first vertex `0,0,(p7)` = (0, 0, 3)
+  // turned 90° about Y is (3, 0, 0): at (103, 0, 200). Its texture is (p1).
+  const auto first = (*doc)->record("shapes", 0);
+  EXPECT_EQ(first["material"], "drzewo.dds");
+  ASSERT_EQ(first["vertices"].size(), 6u) << first.dump();
+  const auto& p = first["vertices"][0]["position"];
+  EXPECT_NEAR(p[0].get<double>(), 103.0, 1e-4);
+  EXPECT_NEAR(p[1].get<double>(), 0.0, 1e-4);
+  EXPECT_NEAR(p[2].get<double>(), 200.0, 1e-4);
+  EXPECT_EQ(first["source"]["file"], "tree.inc");
+  EXPECT_EQ(first["source"]["line"], 6);
+  // The second: (p7) was not given, so it became `none`, read as 0: a tree of no width, whose
+  // triangles are all degenerate and dropped.
+  const auto second = (*doc)->record("shapes", 2);
+  EXPECT_EQ(second["material"], "sosna.dds");
+  EXPECT_EQ(second["vertices"].size(), 0u) << second.dump();
+  EXPECT_EQ(second["source"]["file"], "tree.inc");
+}
+
+TEST(SceneryCompile, TheMalformedTreesIncLoadsWithWarnings) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto doc = open_sample("maszyna/text/trees.inc");
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(counts(*doc)["shapes"], 96u);  // the engine reads the leading digits
+  const auto warnings = doc->warnings();
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_NE(warnings[0].message.find("-926.326000.2"), std::string::npos);
+  EXPECT_EQ(warnings[0].line, 4u);
+  // The reference EU7B writer drops every shape of it, without an error.
+  const auto module = find_format("scenery-text")->writer_for("x.eu7")->write(*doc, {}).value();
+  MemorySource m(module, "trees.eu7");
+  auto back = open_document(m);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(counts(**back).count("shapes"), 0u);
+}
+
+}  // namespace
+}  // namespace sceneria::scenery

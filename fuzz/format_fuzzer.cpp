@@ -1,5 +1,7 @@
-// libFuzzer target for one registered format, through the registry only (built once per folder
-// under src/formats/, with SCENERIA_FUZZ_FORMAT naming it): whatever opens must summarise, page
+// libFuzzer target for the registered formats of one folder under src/formats/, through the
+// registry only (SCENERIA_FUZZ_FORMAT names the folder; its formats are the ids equal to it or
+// starting with it and a dash: `scenery` → scenery-text, scenery-twin). Each input goes to each
+// of them. Whatever opens must summarise, page
 // through its lists, give its records and build its scene without a crash, a leak or UB, and write
 // itself back to the same bytes through the writer for its own extension.
 #include <cstdint>
@@ -9,16 +11,25 @@
 
 #include "formats/registry.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+namespace {
+
+std::vector<const sceneria::Format*> folder_formats() {
+  std::vector<const sceneria::Format*> out;
+  const std::string folder = SCENERIA_FUZZ_FORMAT;
+  for (const sceneria::Format& f : sceneria::formats())
+    if (f.id == folder || f.id.rfind(folder + "-", 0) == 0) out.push_back(&f);
+  if (out.empty()) std::abort();  // the folder has no registry entry
+  return out;
+}
+
+void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t size) {
   using namespace sceneria;
-  static const Format* format = find_format(SCENERIA_FUZZ_FORMAT);
-  if (!format) std::abort();  // the folder has no registry entry
-  const std::string name = "fuzz" + std::string(format->extensions.empty() ? "" : format->extensions.front());
+  const std::string name = "fuzz" + std::string(format.extensions.empty() ? "" : format.extensions.front());
   MemorySource source(std::span<const std::uint8_t>(data, size), name);
-  auto document = format->open(source, {});
+  auto document = format.open(source, {});
   if (!document) {
     if (document.error().message.empty()) std::abort();  // every failure says what and where
-    return 0;
+    return;
   }
   const Document& d = **document;
   (void)describe(d, 8).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -32,9 +43,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (auto scene = d.scene())
     for (const auto& o : scene->objects)
       if (o.kind >= scene->kinds.size()) std::abort();
-  if (const Writer* w = format->writer_for(name)) {
+  if (const Writer* w = format.writer_for(name)) {
     auto bytes = w->write(d, {});
     if (!bytes || *bytes != std::vector<std::uint8_t>(data, data + size)) std::abort();
   }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::vector<const sceneria::Format*> formats = folder_formats();
+  for (const sceneria::Format* f : formats) one(*f, data, size);
   return 0;
 }

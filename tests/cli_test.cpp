@@ -224,3 +224,39 @@ TEST(Cli, LossyAndPackFormatOptions) {
 
 }  // namespace
 }  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+// `bake` writes the twins of a scenery and everything it includes, byte for byte as the reference
+// baker does, finding includes without case under the `scenery` folder; fresh twins stay.
+TEST(Cli, BakeWritesTheReferenceTwinsOfAScenery) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto text = test::samples_dir() / "maszyna/text";
+  const auto twins = test::samples_dir() / "maszyna/twin";
+  const auto root = std::filesystem::path(::testing::TempDir()) / "sceneria_cli_bake" / "Scenery";
+  std::filesystem::remove_all(root.parent_path());
+  std::filesystem::create_directories(root / "sub");
+  std::filesystem::copy_file(text / "TD.scn", root / "TD.scn");
+  std::filesystem::copy_file(text / "trees.scm", root / "sub" / "Trees.SCM");
+  std::filesystem::copy_file(text / "tree.inc", root / "tree.inc");
+  {
+    std::ofstream top(root / "top.scn");
+    top << "include sub\\trees.scm end\ninclude tree.inc t 1 2 3 4 5 6 end\ninclude TD.scn end\ninclude nothere.inc end\n";
+  }
+  auto r = run({"bake", (root / "top.scn").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 written, 0 fresh"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("include not found: nothere.inc"), std::string::npos) << r.err;
+  EXPECT_EQ(test::read_file(root / "TD.scnb"), test::read_file(twins / "TD.scnb"));
+  EXPECT_EQ(test::read_file(root / "tree.incb"), test::read_file(twins / "tree.incb"));
+  EXPECT_EQ(test::read_file(root / "sub" / "Trees.SCMb"), test::read_file(twins / "trees.scmb"));
+  r = run({"bake", (root / "top.scn").string()});
+  EXPECT_NE(r.out.find("0 written, 4 fresh"), std::string::npos) << r.out;
+  r = run({"bake", (root / "top.scn").string(), "--force"});
+  EXPECT_NE(r.out.find("4 written, 0 fresh"), std::string::npos) << r.out;
+  std::filesystem::remove_all(root.parent_path());
+}
+
+}  // namespace
+}  // namespace sceneria

@@ -51,6 +51,21 @@ struct GenerateOptions {
   std::map<std::string, std::string> params;
 };
 
+// Compiling a file and everything it includes into binary companions beside them (scenery text →
+// twins). The caller does the I/O; paths are relative to the root the includes name files from.
+struct BakeIo {
+  virtual ~BakeIo() = default;
+  virtual Result<std::vector<std::uint8_t>> read(const std::string& path) = 0;  // not found: an error
+  virtual Error write(const std::string& path, std::span<const std::uint8_t> bytes) = 0;
+  // Whether `target` exists and is at least as new as `source` (it is then not rewritten).
+  virtual bool fresh(const std::string& source, const std::string& target) = 0;
+};
+struct BakeReport {
+  std::vector<std::string> written, fresh, missing;  // relative paths
+  std::vector<Warning> warnings;
+  std::uint64_t bytes_in = 0, bytes_out = 0;
+};
+
 struct Format {
   std::string_view id;    // "eu7b"
   std::string_view name;  // "EU7B compiled MaSzyna scenery module"
@@ -64,6 +79,9 @@ struct Format {
   std::vector<Writer> writers;
   std::vector<std::uint8_t> (*demo)() = nullptr;  // a small file of this format for the page's first view
   Result<std::vector<std::uint8_t>> (*generate)(const GenerateOptions& options) = nullptr;  // synthetic samples
+  // `path` and, recursively, what it includes (each once) → binary companions; `force` rewrites
+  // fresh ones too.
+  Result<BakeReport> (*bake)(const std::string& path, BakeIo& io, bool force) = nullptr;
 
   const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
 };

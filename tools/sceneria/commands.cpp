@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -172,6 +173,77 @@ int convert(const std::string& in_path, const std::string& out_path, const Write
   return 0;
 }
 
+// The file system side of a bake: paths relative to the scenery root, matched without case (as
+// the simulator's Windows folders are), twins written beside their texts.
+class FileBakeIo final : public BakeIo {
+ public:
+  explicit FileBakeIo(std::filesystem::path root) : root_(std::move(root)), assets_(root_.string()) {}
+  Result<std::vector<std::uint8_t>> read(const std::string& path) override {
+    auto source = assets_.open(path);
+    if (!source) return Error{Errc::io, 0, fmt::format("{}: not found under {}", path, root_.string())};
+    real_[path] = source->name();
+    return source->read_vector(0, source->size());
+  }
+  Error write(const std::string& target, std::span<const std::uint8_t> bytes) override {
+    std::ofstream f(real(target), std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return f ? Error{} : Error{Errc::io, 0, fmt::format("{}: could not be written", real(target))};
+  }
+  bool fresh(const std::string& source, const std::string& target) override {
+    std::error_code e1, e2;
+    const auto s = std::filesystem::last_write_time(real_[source], e1);
+    const auto t = std::filesystem::last_write_time(real(target), e2);
+    return !e1 && !e2 && t >= s;
+  }
+
+ private:
+  // A twin sits beside its text, under the text's real (case-kept) name.
+  std::string real(const std::string& target) {
+    const std::string source = target.substr(0, target.size() - 1);
+    auto it = real_.find(source);
+    return it != real_.end() ? it->second + target.back() : (root_ / target).string();
+  }
+  std::filesystem::path root_;
+  DirectoryAssets assets_;
+  std::map<std::string, std::string> real_;  // relative path -> path on disk
+};
+
+int bake(const std::string& in_path, bool force, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::vector<std::uint8_t> head(kProbeBytes);
+  {
+    std::ifstream f(in_path, std::ios::binary);
+    if (!f) return fail(err, in_path, Error{Errc::io, 0, "cannot be opened"});
+    f.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(f.gcount()));
+  }
+  auto format = detect(head, fs::path(in_path).filename().string(), head.size());
+  if (!format) return fail(err, in_path, format.error());
+  if (!(*format)->bake) {
+    err << fmt::format("error: {}: {} files have nothing to bake\n", in_path, (*format)->id);
+    return 2;
+  }
+  // Includes name files from the `scenery` folder: the nearest one above the file, else its own.
+  const fs::path file = fs::absolute(in_path);
+  fs::path root = file.parent_path();
+  for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (iequals(p.filename().string(), "scenery")) {
+      root = p;
+      break;
+    }
+  FileBakeIo io(root);
+  const auto started = std::chrono::steady_clock::now();
+  auto report = (*format)->bake(fs::relative(file, root).generic_string(), io, force);
+  if (!report) return fail(err, in_path, report.error());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  for (const auto& w : report->written) out << "baked  " << w << '\n';
+  for (const auto& w : report->fresh) out << "fresh  " << w << '\n';
+  for (const auto& m : report->missing) err << "warning: include not found: " << m << '\n';
+  out << fmt::format("{} written, {} fresh, {} missing; {:.1f} MB of text in {:.2f} s\n", report->written.size(),
+                     report->fresh.size(), report->missing.size(), static_cast<double>(report->bytes_in) / 1e6, seconds);
+  return 0;
+}
+
 int generate(const std::string& format_id, const GenerateOptions& options, const std::string& out_path, std::ostream& out,
              std::ostream& err) {
   const Format* format = nullptr;
@@ -230,6 +302,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bool lossy = false;
   convert_cmd->add_flag("--lossy", lossy, "drop what the target cannot hold, as the reference writer does (each loss is listed)");
 
+  bool force = false;
+  CLI::App* bake_cmd = app.add_subcommand("bake", "compile a file and everything it includes into binary companions beside them (scenery text -> .scnb/.incb/.scmb twins)");
+  bake_cmd->add_option("file", path, "input file")->required();
+  bake_cmd->add_flag("--force", force, "rewrite twins that are newer than their text too");
+
   GenerateOptions gen;
   std::string gen_format, gen_format_id;
   std::uint32_t gen_version = 0;
@@ -282,6 +359,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (!pack_format.empty()) options.params["pack-format"] = pack_format;
     return convert(path, out_path, options, out, err);
   }
+  if (bake_cmd->parsed()) return bake(path, force, out, err);
   if (gen_cmd->parsed()) {
     if (!parse_params(gen.params)) return 2;
     if (gen_version != 0) gen.params["version"] = std::to_string(gen_version);

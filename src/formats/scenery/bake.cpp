@@ -3,7 +3,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "formats/registry.hpp"
 #include "formats/scenery/tokens.hpp"
+
+#include <atomic>
+#include <set>
+#include <thread>
 
 namespace sceneria::scenery {
 namespace {
@@ -89,6 +94,8 @@ class Baker {
   void put(const Token& t) {
     TwinEntry e;
     if (t.kind == TokenKind::number) {
+      if (t.encoding == EntryTag::f32) e = TwinEntry::f32_entry(static_cast<float>(t.value));
+      else if (t.encoding == EntryTag::f64) e = TwinEntry::f64_entry(t.value);
       e.tag = t.encoding;
       e.number = stored_value(t.value, t.encoding);
       e.integer = t.encoding == EntryTag::int_number ? static_cast<std::int64_t>(t.value) : 0;
@@ -218,6 +225,60 @@ Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions op
   }
   b.finish();
   return std::move(b.twin);
+}
+
+Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
+  BakeReport report;
+  std::set<std::string> seen{lower(path)};
+  std::vector<std::string> level{path};
+  while (!level.empty()) {
+    // Read this level, bake it on worker threads, write it; its includes form the next level.
+    struct Job {
+      std::string path;
+      std::vector<std::uint8_t> text;
+      Twin twin;
+    };
+    std::vector<Job> jobs;
+    for (const std::string& p : level) {
+      auto bytes = io.read(p);
+      if (!bytes) {
+        if (p == path) return bytes.error();
+        report.missing.push_back(p);
+        continue;
+      }
+      jobs.push_back({p, std::move(bytes).value(), {}});
+    }
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t i; (i = next++) < jobs.size();) jobs[i].twin = bake(jobs[i].text, kind_for(jobs[i].path));
+    };
+    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(jobs.size())));
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+
+    level.clear();
+    for (Job& job : jobs) {
+      const std::string target = twin_name(job.path);
+      report.bytes_in += job.text.size();
+      if (!force && io.fresh(job.path, target)) {
+        report.fresh.push_back(target);
+      } else {
+        const auto bytes = write_twin(job.twin);
+        if (Error e = io.write(target, bytes)) return e;
+        report.bytes_out += bytes.size();
+        report.written.push_back(target);
+      }
+      for (const TwinEntry& e : job.twin.entries) {
+        if (e.tag != EntryTag::include || e.files == 0) continue;
+        const std::string file(job.twin.include_string(e, 0));
+        if (file.empty() || file == "[" || file == "]") continue;
+        if (seen.insert(lower(file)).second) level.push_back(file);
+      }
+    }
+  }
+  return report;
 }
 
 }  // namespace sceneria::scenery

@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "formats/registry.hpp"
 #include "formats/scenery/tokenizer.hpp"
 #include "formats/scenery/twin.hpp"
 
@@ -18,5 +19,9 @@ TwinKind kind_for(std::string_view file_name);
 std::string twin_name(std::string_view file_name);
 
 Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options = {});
+
+// The headless bake: `path` and every file it includes, recursively, each once, baked on worker
+// threads, each twin written beside its text (`TD.scn` → `TD.scnb`) unless it is fresh.
+Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force);
 
 }  // namespace sceneria::scenery

@@ -238,6 +238,7 @@ const Format& text_format() {
       .probe = probe_text,
       .open = open_text,
       .writers = writers(),
+      .bake = bake_tree,
   };
   return f;
 }

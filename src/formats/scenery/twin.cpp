@@ -18,7 +18,11 @@ class Cursor {
       if (at_ >= b_.size()) return fail(Errc::truncated, start, fmt::format("{} at {:#x}: the file ends inside a varint", what, start)), 0;
       const std::uint8_t byte = b_[at_++];
       v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-      if (!(byte & 0x80)) return v;
+      if (!(byte & 0x80)) {
+        // A redundant zero byte would not survive a rewrite; no writer makes one.
+        if (byte == 0 && shift > 0) return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint with redundant bytes", what, start)), 0;
+        return v;
+      }
     }
     return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint longer than 10 bytes", what, start)), 0;
   }
@@ -92,11 +96,11 @@ void put_entry(std::vector<std::uint8_t>& out, const Twin& t, const TwinEntry& e
       break;
     case EntryTag::f32:
       put_varint(out, 3);
-      put_scalar(out, static_cast<float>(e.number));
+      put_scalar(out, static_cast<std::uint32_t>(e.bits));
       break;
     case EntryTag::f64:
       put_varint(out, 4);
-      put_scalar(out, e.number);
+      put_scalar(out, e.bits);
       break;
     case EntryTag::node:
       break;  // markers are written around their bodies
@@ -104,6 +108,24 @@ void put_entry(std::vector<std::uint8_t>& out, const Twin& t, const TwinEntry& e
 }
 
 }  // namespace
+
+TwinEntry TwinEntry::f32_entry(float v) {
+  TwinEntry e;
+  e.tag = EntryTag::f32;
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  e.bits = bits;
+  e.number = static_cast<double>(v);
+  return e;
+}
+
+TwinEntry TwinEntry::f64_entry(double v) {
+  TwinEntry e;
+  e.tag = EntryTag::f64;
+  std::memcpy(&e.bits, &v, 8);
+  e.number = v;
+  return e;
+}
 
 std::string_view Twin::text(const TwinEntry& e) const {
   if (e.tag != EntryTag::token && e.tag != EntryTag::qtoken) return {};
@@ -220,13 +242,19 @@ Result<Twin> read_twin(std::span<const std::uint8_t> bytes) {
         e.integer = unzigzag(c.varint("integer"));
         e.number = static_cast<double>(e.integer);
         break;
-      case EntryTag::f32:
+      case EntryTag::f32: {
         if (head != 3) return Error{Errc::bad_value, e.offset, fmt::format("number at {:#x}: head {} (must be 3)", e.offset, head)};
-        e.number = static_cast<double>(c.scalar<float>("f32"));
+        const auto bits = c.scalar<std::uint32_t>("f32");
+        float f;
+        std::memcpy(&f, &bits, 4);
+        e.bits = bits;
+        e.number = static_cast<double>(f);
         break;
+      }
       case EntryTag::f64:
         if (head != 4) return Error{Errc::bad_value, e.offset, fmt::format("number at {:#x}: head {} (must be 4)", e.offset, head)};
-        e.number = c.scalar<double>("f64");
+        e.bits = c.scalar<std::uint64_t>("f64");
+        std::memcpy(&e.number, &e.bits, 8);
         break;
       default:
         return Error{Errc::bad_value, e.offset, fmt::format("entry at {:#x}: unknown tag {}", e.offset, tag)};

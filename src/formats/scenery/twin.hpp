@@ -30,7 +30,10 @@ struct TwinEntry {
   std::uint32_t files = 0, params = 0;  // include: sizes of the file expression and parameters
   std::int64_t integer = 0;             // int_number
   double number = 0;                    // every number, as the engine replays it (f32 widened)
+  std::uint64_t bits = 0;               // f32, f64: the stored bits (a NaN's payload kept)
   static constexpr std::uint32_t kNoMarker = 0xFFFFFFFFu;
+  static TwinEntry f32_entry(float v);
+  static TwinEntry f64_entry(double v);
   bool is_number() const { return tag == EntryTag::int_number || tag == EntryTag::f32 || tag == EntryTag::f64; }
 };
 

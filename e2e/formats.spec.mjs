@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir, framePixels, frameChange, countDiffering, referenceCounts } from './helpers.mjs';
 import { startNginx } from './nginx.mjs';
 
 // The model files a module places, as the reference decoder printed them (our oracle).
@@ -180,4 +180,52 @@ test('a scenery opened by URL looks for its model files next to it and lists the
   } finally {
     nginx.stop();
   }
+});
+
+test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, and its records say where they are', async ({ page }) => {
+  requireSamples();
+  test.setTimeout(120_000);
+  const ref = referenceCounts('maszyna/eu7/TD.v6.eu7');
+  await openViewer(page);
+  const view = async (name, bytes) => {
+    await dropFile(page, name, bytes);
+    await page.waitForFunction(() => window.sceneria.viewer.stats().sectionsTotal > 0);
+    await page.evaluate(() => { window.sceneria.viewer.startView(); window.sceneria.viewer.renderFrame(); });
+    return framePixels(page);
+  };
+  const compiled = await view('TD.v6.eu7', sample('maszyna/eu7/TD.v6.eu7'));
+  const text = await view('TD.scn', sample('maszyna/text/TD.scn'));
+  const r = await page.evaluate(() => ({ format: window.sceneria.lastResult.format ?? window.sceneria.lastResult.summary?.format,
+                                        lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])),
+                                        objects: window.sceneria.viewer.stats().objects }));
+  expect(r.format).toBe('scenery-text');
+  expect(r.lists.tracks).toBe(ref.tracks);
+  expect(r.lists.traction).toBe(ref.traction);
+  expect(r.lists.shapes).toBe(ref.shapes);
+  expect(r.objects).toBe(ref.tracks + ref.traction + ref.shapes);
+  // Not a blank canvas: hiding the tracks changes the frame. And the two frames agree to well
+  // under what the tracks alone cover.
+  const trackIds = await page.evaluate((n) => Array.from({ length: n }, (_, i) => window.sceneria.viewer.findObject('tracks', i)), ref.tracks);
+  const tracksShare = await frameChange(page, [trackIds[0], trackIds.length]);
+  expect(tracksShare).toBeGreaterThan(0.0003);
+  const differ = countDiffering(compiled, text, 24) / (compiled.length / 4);
+  expect(differ).toBeLessThanOrEqual(tracksShare / 20);
+  // A track's record names its file and line in the text.
+  const record = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'tracks', 0));
+  expect(record.source).toEqual({ file: 'TD.scn', line: 3, column: 1 });
+});
+
+test('a twin dropped opens like its text; the file input takes the scenery extensions', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  const accept = await page.locator('#file-input').getAttribute('accept');
+  for (const e of ['.scn', '.scm', '.inc', '.ctr', '.scnb', '.scmb', '.incb', '.ctrb']) expect(accept.split(',')).toContain(e);
+  await dropFile(page, 'trees.scmb', sample('maszyna/twin/trees.scmb'));
+  const r = await page.evaluate(() => ({ lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])),
+                                        objects: window.sceneria.viewer.stats().objects }));
+  expect(r.lists.shapes).toBe(96);
+  expect(r.objects).toBe(96);
+  const record = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'shapes', 0));
+  expect(record.source.file).toBe('trees.scmb');
+  expect(record.source.offset).toBeGreaterThan(501643);  // an entry offset, after the string table
 });

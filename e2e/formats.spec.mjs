@@ -213,6 +213,20 @@ test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, and
   // A track's record names its file and line in the text.
   const record = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'tracks', 0));
   expect(record.source).toEqual({ file: 'TD.scn', line: 3, column: 1 });
+
+  // The JS API writes the open scenery as its twin and as EU7B, byte for byte as the reference
+  // baker and writer do.
+  for (const [target, rel] of [['.scnb', 'maszyna/twin/TD.scnb'], ['.eu7', 'maszyna/eu7/TD.v6.eu7']]) {
+    const written = await page.evaluate(async (target) => {
+      const r = await window.sceneria.parser.write(window.sceneria.lastResult.doc, target);
+      if (!r.ok) return { error: r.error.message };
+      let text = '';
+      for (let i = 0; i < r.bytes.length; i += 0x8000) text += String.fromCharCode(...r.bytes.subarray(i, i + 0x8000));
+      return { b64: btoa(text), writer: r.writer };
+    }, target);
+    expect(written.error).toBeUndefined();
+    expect(Buffer.from(written.b64, 'base64').equals(sample(rel)), `${target} equals ${rel}`).toBe(true);
+  }
 });
 
 test('a twin dropped opens like its text; the file input takes the scenery extensions', async ({ page }) => {

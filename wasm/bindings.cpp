@@ -106,6 +106,36 @@ class DocumentBinding {
     return to_uint8_array(sceneria::scene::serialize(*scene));
   }
   void close() { document_.reset(); }
+  // The open document written as one of its format's targets (a writer id or a file name/extension:
+  // "twin", ".scnb", "x.eu7"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...]} or
+  // {ok: false, error}. `params` is a JSON object of the writer's options.
+  val write(const std::string& target, const std::string& params, bool lossy) const {
+    val out = val::object();
+    auto fail = [&](const sceneria::Error& e) {
+      out.set("ok", false);
+      out.set("error", val(to_text(error_json(e))));
+      return out;
+    };
+    if (!document_) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, "no document is open"});
+    const sceneria::Format* format = sceneria::find_format(document_->format_id());
+    const sceneria::Writer* writer = format ? format->writer_for(target) : nullptr;
+    if (!writer) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, "this document cannot be written as '" + target + "'"});
+    sceneria::WriteOptions options;
+    options.lossy = lossy;
+    std::vector<std::string> losses;
+    options.losses = &losses;
+    const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
+    if (p.is_object())
+      for (const auto& [k, v] : p.items()) options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    auto bytes = writer->write(*document_, options);
+    if (!bytes) return fail(bytes.error());
+    out.set("ok", true);
+    out.set("bytes", to_uint8_array(*bytes));
+    out.set("writer", std::string(writer->id));
+    out.set("extension", std::string(writer->extension));
+    out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+    return out;
+  }
 
  private:
   std::unique_ptr<sceneria::Document> document_;
@@ -391,7 +421,8 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("record", &DocumentBinding::record)
       .function("scene", &DocumentBinding::scene)
       .function("search", &DocumentBinding::search)
-      .function("close", &DocumentBinding::close);
+      .function("close", &DocumentBinding::close)
+      .function("write", &DocumentBinding::write);
   emscripten::function("demoFile", &demo_file);
   emscripten::function("materialBoard", &material_board);
   emscripten::function("formats", &formats);

@@ -84,6 +84,14 @@ export class Parser {
     const r = await this.#request({ kind: 'record', doc, list, index });
     return r.stale ? null : r.record;
   }
+  // The open document `doc` written as one of its format's targets: a writer id or an extension
+  // (`sceneria formats` lists them: ".scnb" bakes a text scenery to its twin, ".scn" decompiles a
+  // twin, ".eu7" compiles either). Resolves to {ok, bytes: Uint8Array, writer, extension, losses}
+  // or {ok: false, error}; null if superseded.
+  async write(doc, target, { params = {}, lossy = false } = {}) {
+    const r = await this.#request({ kind: 'write', doc, target, params, lossy });
+    return r.stale ? null : r;
+  }
   terminate() {
     this.#worker.terminate();
   }

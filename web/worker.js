@@ -310,6 +310,13 @@ async function handle(request, progress) {
       return { record: JSON.parse(source.record(request.list, request.index)) };
     case 'formats':
       return JSON.parse(m.formats());
+    case 'write': {
+      if (request.doc !== documentId) return { stale: true };
+      if (source !== document) return { ok: false, error: { code: 'bad_value', offset: 0, message: 'a streamed scenery cannot be written whole' } };
+      const r = document.write(request.target, JSON.stringify(request.params || {}), Boolean(request.lossy));
+      if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
+      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses) };
+    }
     default: {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {
         return openRanges(m, new FileRanges(request.file), request, progress);

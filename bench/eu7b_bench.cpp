@@ -1,8 +1,6 @@
 // EU7B decode and read -> write throughput on a generated module, the same code natively and as
 // WebAssembly. Prints one JSON line; bench/run runs both side by side and prints ratios.
 //   sceneria_bench [--models N] [--seed K] [--repeat R]
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,22 +14,12 @@
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "io/byte_source.hpp"
+#include "bench_clock.hpp"
 
 using namespace sceneria;
-using Clock = std::chrono::steady_clock;
+using namespace sceneria::bench;
 
 namespace {
-
-// Bytes currently allocated on the heap (glibc natively, dlmalloc under Emscripten).
-std::size_t heap_in_use() {
-#ifdef __EMSCRIPTEN__
-  return static_cast<std::size_t>(mallinfo().uordblks);
-#else
-  return mallinfo2().uordblks;
-#endif
-}
-
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // Full decode: the module, every PACK section, every prototype instance expanded.
 std::size_t decode_all(const std::vector<std::uint8_t>& bytes, eu7b::Module* keep) {

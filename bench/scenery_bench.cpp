@@ -3,8 +3,6 @@
 // scenery of a given size. Prints one JSON line; bench/scenery-run.mjs runs both builds side by
 // side and prints ratios.
 //   sceneria_scenery_bench [--file PATH] [--mb N] [--repeat R]
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,21 +19,12 @@
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/interpret.hpp"
 #include "formats/scenery/tokens.hpp"
+#include "bench_clock.hpp"
 
 using namespace sceneria;
-using Clock = std::chrono::steady_clock;
+using namespace sceneria::bench;
 
 namespace {
-
-std::size_t heap_in_use() {
-#ifdef __EMSCRIPTEN__
-  return static_cast<std::size_t>(mallinfo().uordblks);
-#else
-  return mallinfo2().uordblks;
-#endif
-}
-
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // A text scenery of about `bytes`: tracks along a line, traction above them, ground shapes with
 // material blocks, models and includes, in the spellings real files use.

@@ -183,6 +183,11 @@ TEST(SceneryCompile, IncludesAreFollowedWithTheirParameters) {
   EXPECT_NEAR(p[2].get<double>(), 200.0, 1e-4);
   EXPECT_EQ(first["source"]["file"], "tree.inc");
   EXPECT_EQ(first["source"]["line"], 6);
+  // The record list says where each row came from, once there is more than one file.
+  const auto rows = (*doc)->rows("shapes", 0, 4);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_NE(rows[0]["detail"].get<std::string>().find("tree.inc:6"), std::string::npos) << rows[0].dump();
+  EXPECT_NE(rows[1]["detail"].get<std::string>().find("tree.inc:15"), std::string::npos) << rows[1].dump();
   // The second: (p7) was not given, so it became `none`, read as 0: a tree of no width, whose
   // triangles are all degenerate and dropped.
   const auto second = (*doc)->record("shapes", 2);

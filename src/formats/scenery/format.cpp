@@ -1,5 +1,7 @@
 #include "formats/scenery/format.hpp"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "formats/eu7b/browse.hpp"
@@ -76,13 +78,13 @@ class SceneryDocument final : public Document {
   }
 
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
-    if (list != "directives") return browser_.rows(list, first, count);
+    if (list != "directives") return with_files(list, browser_.rows(list, first, count));
     auto out = ojson::array();
     for (std::uint64_t i = first; i < in_.directives.size() && i < first + count; ++i) out.push_back(directive_row(i));
     return out;
   }
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
-    if (list != "directives") return browser_.search(list, query, limit);
+    if (list != "directives") return with_files(list, browser_.search(list, query, limit));
     auto out = ojson::array();
     for (std::uint64_t i = 0; i < in_.directives.size() && out.size() < limit; ++i)
       if (icontains(in_.directives[i].keyword, query)) out.push_back(directive_row(i));
@@ -125,6 +127,22 @@ class SceneryDocument final : public Document {
     std::string detail;
     for (std::size_t k = 0; k < d.values.size() && detail.size() < 60; ++k) detail += (k ? " " : "") + display_text(d.values[k]);
     return ojson{{"i", i}, {"name", d.keyword}, {"detail", detail}};
+  }
+  // With includes followed, a row says which file it came from ("tree.inc:6").
+  ojson with_files(std::string_view list, ojson rows) const {
+    if (in_.files.size() < 2) return rows;
+    auto it = in_.where.find(std::string(list));
+    if (it == in_.where.end()) return rows;
+    for (auto& row : rows) {
+      const auto i = row.value("i", std::uint64_t{0});
+      if (i >= it->second.size()) continue;
+      const SourceRef& at = it->second[i];
+      const std::string file = display_text(std::filesystem::path(in_.files[at.file]).filename().string());
+      const std::string where = at.line ? fmt::format("{}:{}", file, at.line) : fmt::format("{} @{:#x}", file, at.offset);
+      const std::string detail = row.value("detail", "");
+      row["detail"] = detail.empty() ? where : detail + " · " + where;
+    }
+    return rows;
   }
   static bool icontains(std::string_view s, std::string_view q) { return lower(s).find(lower(q)) != std::string::npos; }
 

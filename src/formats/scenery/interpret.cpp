@@ -368,8 +368,19 @@ class Interpreter {
     }
     if (words.empty()) return warn(at.at, "include without a file name");
     std::string file = words.front();
-    for (char& c : file) c = c == '\\' ? '/' : c;
     std::vector<std::string> params(words.begin() + 1, words.end());
+    // A random set `[ a.inc b.inc ]`: the engine draws one on every load; the viewer draws one
+    // that depends only on where the include is, so a scenery looks the same each time it opens.
+    if (file == "[" && !options_.reference_writer) {
+      const auto close = std::find(params.begin(), params.end(), "]");
+      if (close != params.begin() && close != params.end()) {
+        const auto choices = static_cast<std::size_t>(close - params.begin());
+        file = lower(params[(at.at.offset * 2654435761u + at.at.file) % choices]);  // a file name, as the engine reads one
+        params.erase(params.begin(), close + 1);
+        written = file;
+      }
+    }
+    for (char& c : file) c = c == '\\' ? '/' : c;
     Include inc;
     inc.source_line = at.at.line ? at.at.line - 1 : 0;  // the reference counts lines from 0
     if (written.empty()) written = file;

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   }
   if (!dump.empty()) {
     std::ofstream(dump, std::ios::binary).write(reinterpret_cast<const char*>(text.data()), static_cast<std::streamsize>(text.size()));
-    const auto twin = scenery::write_twin(scenery::bake(text, scenery::TwinKind::scm));
+    const auto twin = scenery::bake_bytes(text, scenery::TwinKind::scm);
     std::ofstream(dump + "b", std::ios::binary).write(reinterpret_cast<const char*>(twin.data()), static_cast<std::streamsize>(twin.size()));
   }
   double tokenize_ms = 1e300, bake_ms = 1e300, compile_ms = 1e300;
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     tokenize_ms = std::min(tokenize_ms, ms_since(t));
 
     t = Clock::now();
-    twin_bytes = scenery::write_twin(scenery::bake(text, scenery::TwinKind::scm)).size();
+    twin_bytes = scenery::bake_bytes(text, scenery::TwinKind::scm).size();
     bake_ms = std::min(bake_ms, ms_since(t));
 
     const std::size_t heap0 = heap_in_use();

@@ -243,3 +243,34 @@ test('a twin dropped opens like its text; the file input takes the scenery exten
   expect(record.source.file).toBe('trees.scmb');
   expect(record.source.offset).toBeGreaterThan(501643);  // an entry offset, after the string table
 });
+
+test('a scenery folder opens its text, follows its includes with their parameters and lists the missing ones', async ({ page }) => {
+  requireSamples();
+  // MaSzyna as users have it: scenery/ with the scenery, an include it uses twice with
+  // parameters, and a twin of the scenery that must not win over its text.
+  const root = join(mkdtempSync(join(tmpdir(), 'sceneria-scn-')), 'MaSzyna');
+  mkdirSync(join(root, 'scenery'), { recursive: true });
+  copyFileSync(join(samplesDir, 'maszyna/text/tree.inc'), join(root, 'scenery', 'Tree.inc'));
+  writeFileSync(join(root, 'scenery', 'las.scn'),
+    '// a small forest\ninclude tree.inc drzewo.dds 100 0 200 90 10 3 end\ninclude tree.inc sosna.dds 120 0 220 0 12 4 end\ninclude brak.inc end\n');
+  writeFileSync(join(root, 'scenery', 'las.scnb'), sample('maszyna/twin/tree.incb'));  // stale twin: ignored
+  await openViewer(page);
+  await page.setInputFiles('#folder-input', root);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'las.scn');
+  const r = await page.evaluate(() => ({ lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])),
+                                        objects: window.sceneria.viewer.stats().objects }));
+  expect(r.lists.includes).toBe(3);
+  expect(r.lists.shapes).toBe(4);  // two per tree
+  expect(r.objects).toBe(4);
+  await expect(page.locator('#missing-files li')).toHaveText(['brak.inc']);
+  // The first tree stands at origin (100, 0, 200) turned 90°: its first vertex (0, 0, 3) at (103, 0, 200).
+  const first = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'shapes', 0));
+  expect(first.material).toBe('drzewo.dds');
+  expect(first.vertices[0].position[0]).toBeCloseTo(103, 3);
+  expect(first.vertices[0].position[2]).toBeCloseTo(200, 3);
+  expect(first.source).toEqual({ file: 'Tree.inc', line: 6, column: 2 });
+  // Drawn: the trees are on screen in front of the camera.
+  const id = await page.evaluate(() => window.sceneria.viewer.findObject('shapes', 0));
+  const change = await frameChange(page, [id, 4]);
+  expect(change).toBeGreaterThan(0.0005);
+});

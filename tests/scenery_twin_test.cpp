@@ -45,7 +45,7 @@ TEST(SceneryTwin, BakesTheReferenceTwinsByteForByte) {
     const auto reference = test::read_file(test::samples_dir() / "maszyna/twin" / p.twin);
     const auto parsed = read_twin(reference);
     ASSERT_TRUE(parsed.ok()) << p.twin << ": " << parsed.error().describe();
-    const auto ours = write_twin(bake(text, kind_for(p.text)));
+    const auto ours = bake_bytes(text, kind_for(p.text));
     EXPECT_EQ(ours == reference, true) << p.text << ": " << first_difference(ours, reference, parsed.value());
     EXPECT_EQ(twin_name(p.text), p.twin);
   }

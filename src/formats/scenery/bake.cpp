@@ -7,6 +7,7 @@
 #include "formats/scenery/tokens.hpp"
 
 #include <atomic>
+#include <deque>
 #include <set>
 #include <thread>
 
@@ -35,9 +36,12 @@ constexpr NodeRule kRules[] = {
     {"dynamic", "enddynamic", false, false},
 };
 
+// Writes the twin's bytes as the tokens come: entries outside nodes straight into the entry
+// stream, a node's entries into its body until the node closes (its marker needs the body's
+// length first). Strings are interned once, looked up without allocating.
 class Baker {
  public:
-  Twin twin;
+  explicit Baker(TwinKind kind) : kind_(kind) {}
 
   void token(const Token& t) {
     // A node starts a marker, and ends the open one only while that one's end is unknown (type
@@ -53,57 +57,85 @@ class Baker {
     if (in_node_) classify(t);
   }
 
-  void include(std::span<const Token> parts) {  // include, file expression, parameters, end
+  // include, file expression, parameters, end. One file name (a headless bake captures no random
+  // sets: `[` is the name, the rest parameters); the terminating `end` is not stored. Strings
+  // are interned name first, then parameters.
+  void include(std::span<const std::string> parts) {
     flags_ |= 1;
-    TwinEntry e;
-    e.tag = EntryTag::include;
-    e.index = static_cast<std::uint32_t>(twin.include_strings.size());
-    // One file name (a headless bake captures no random sets: `[` is the name, the rest
-    // parameters), then the parameters; the terminating `end` is not stored.
-    for (std::size_t i = 1; i < parts.size(); ++i) {
-      const std::string_view s = parts[i].text;
-      if (i > 1 && i + 1 == parts.size() && s == "end") break;
-      twin.include_strings.push_back(intern(s));
-      ++(i == 1 ? e.files : e.params);
-    }
-    if (parts.size() == 1) {  // `include` at the end of the file: an empty name
-      twin.include_strings.push_back(intern(""));
-      e.files = 1;
-    }
-    add(e);
+    std::size_t n = parts.size();
+    if (n > 2 && parts[n - 1] == "end") --n;
+    indices_.clear();
+    if (n <= 1) indices_.push_back(intern(""));  // `include` at the end of the file: an empty name
+    for (std::size_t i = 1; i < n; ++i) indices_.push_back(intern(parts[i]));
+    if (n > 1) includes_.emplace_back(parts[1]);
+    else includes_.emplace_back();
+    std::vector<std::uint8_t>& out = sink();
+    append_varint(out, 1);
+    append_varint(out, 1);
+    append_varint(out, indices_[0]);
+    append_varint(out, indices_.size() - 1);
+    for (std::size_t i = 1; i < indices_.size(); ++i) append_varint(out, indices_[i]);
   }
 
-  void finish() {
+  // The whole twin: header, string table, entries.
+  std::vector<std::uint8_t> finish() {
     if (in_node_) close();
-    twin.flags = flags_;
+    std::vector<std::uint8_t> out = {'e', 'u', '7', kTwinVersion, static_cast<std::uint8_t>(kind_)};
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(flags_ >> (8 * i)));
+    std::size_t size = out.size() + main_.size() + 10;
+    for (const std::string& s : strings_) size += s.size() + 5;
+    out.reserve(size);
+    append_varint(out, strings_.size());
+    for (const std::string& s : strings_) {
+      append_varint(out, s.size());
+      out.insert(out.end(), s.begin(), s.end());
+    }
+    out.insert(out.end(), main_.begin(), main_.end());
+    return out;
   }
+
+  // The first file name of every include, in order (what a tree bake follows).
+  const std::vector<std::string>& includes() const { return includes_; }
 
  private:
+  std::vector<std::uint8_t>& sink() { return in_node_ ? body_ : main_; }
+
   std::uint32_t intern(std::string_view s) {
-    auto [it, inserted] = lookup_.try_emplace(std::string(s), static_cast<std::uint32_t>(twin.strings.size()));
-    if (inserted) twin.strings.emplace_back(s);
-    return it->second;
+    if (auto it = lookup_.find(s); it != lookup_.end()) return it->second;
+    const auto index = static_cast<std::uint32_t>(strings_.size());
+    strings_.emplace_back(s);  // a deque: the views in lookup_ stay valid
+    lookup_.emplace(strings_.back(), index);
+    return index;
   }
-  void add(TwinEntry e) {
-    if (in_node_) {
-      e.marker = static_cast<std::uint32_t>(twin.markers.size() - 1);
-      ++twin.markers.back().entry_count;
-    }
-    twin.entries.push_back(e);
-  }
+
   void put(const Token& t) {
-    TwinEntry e;
+    std::vector<std::uint8_t>& out = sink();
     if (t.kind == TokenKind::number) {
-      if (t.encoding == EntryTag::f32) e = TwinEntry::f32_entry(static_cast<float>(t.value));
-      else if (t.encoding == EntryTag::f64) e = TwinEntry::f64_entry(t.value);
-      e.tag = t.encoding;
-      e.number = stored_value(t.value, t.encoding);
-      e.integer = t.encoding == EntryTag::int_number ? static_cast<std::int64_t>(t.value) : 0;
-    } else {
-      e.tag = t.kind == TokenKind::quoted ? EntryTag::qtoken : EntryTag::token;
-      e.index = intern(t.text);
+      switch (t.encoding) {
+        case EntryTag::int_number: {
+          append_varint(out, 2);
+          const auto v = static_cast<std::int64_t>(t.value);
+          append_varint(out, (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+          break;
+        }
+        case EntryTag::f32: {
+          append_varint(out, 3);
+          const float f = static_cast<float>(t.value);
+          const auto* b = reinterpret_cast<const std::uint8_t*>(&f);
+          out.insert(out.end(), b, b + 4);
+          break;
+        }
+        default: {
+          append_varint(out, 4);
+          const auto* b = reinterpret_cast<const std::uint8_t*>(&t.value);
+          out.insert(out.end(), b, b + 8);
+          break;
+        }
+      }
+      return;
     }
-    add(e);
+    const std::uint64_t tag = t.kind == TokenKind::quoted ? 5 : 0;
+    append_varint(out, (static_cast<std::uint64_t>(intern(t.text)) << 3) | tag);
   }
 
   void open() {
@@ -111,22 +143,21 @@ class Baker {
     entry_ = 0;
     rule_ = nullptr;
     stage_ = Stage::body;
-    TwinMarker m;
-    m.first_entry = static_cast<std::uint32_t>(twin.entries.size());
-    twin.markers.push_back(m);
+    body_.clear();
   }
   void close() {
     in_node_ = false;
-    TwinMarker& m = twin.markers.back();
-    if (rule_ && rule_->visual) {
-      m.cls = NodeClass::visual_pos;
-      m.has_position = true;
-      for (int k = 0; k < 3; ++k) m.position[k] = pos_[k];
-      m.range = range_;
-    } else {
-      m.cls = NodeClass::infra;
-      flags_ |= 1;
+    const bool visual = rule_ && rule_->visual;
+    if (!visual) flags_ |= 1;
+    append_varint(main_, 6);
+    append_varint(main_, visual ? 2 : 0);
+    append_varint(main_, body_.size());
+    if (visual) {
+      const float block[4] = {pos_[0], pos_[1], pos_[2], range_};
+      const auto* b = reinterpret_cast<const std::uint8_t*>(block);
+      main_.insert(main_.end(), b, b + 16);
     }
+    main_.insert(main_.end(), body_.begin(), body_.end());
   }
 
   // The number test of the marker's position and range: a number, or a quoted word that
@@ -175,7 +206,12 @@ class Baker {
   }
 
   enum class Stage : std::uint8_t { model_position, shape_head, material, shape_position, body };
-  std::unordered_map<std::string, std::uint32_t> lookup_;
+  TwinKind kind_;
+  std::vector<std::uint8_t> main_, body_;
+  std::deque<std::string> strings_;
+  std::unordered_map<std::string_view, std::uint32_t> lookup_;
+  std::vector<std::uint32_t> indices_;
+  std::vector<std::string> includes_;
   bool in_node_ = false;
   std::size_t entry_ = 0;
   const NodeRule* rule_ = nullptr;
@@ -198,33 +234,31 @@ TwinKind kind_for(std::string_view name) {
 
 std::string twin_name(std::string_view name) { return std::string(name) + "b"; }
 
-Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options) {
-  Baker b;
-  b.twin.kind = kind;
+std::vector<std::uint8_t> bake_bytes(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options,
+                                     std::vector<std::string>* includes) {
+  Baker b(kind);
   TextTokenSource source(text, options);
   Token t;
-  std::vector<Token> include;
-  std::vector<std::string> include_text;
+  std::vector<std::string> include;
   while (source.next(t)) {
     if (t.in_include) {
-      include.push_back(t);
-      include_text.emplace_back(t.text);
+      include.emplace_back(t.text);
       if (t.ends_include) {
-        for (std::size_t i = 0; i < include.size(); ++i) include[i].text = include_text[i];
         b.include(include);
         include.clear();
-        include_text.clear();
       }
       continue;
     }
     b.token(t);
   }
-  if (!include.empty()) {
-    for (std::size_t i = 0; i < include.size(); ++i) include[i].text = include_text[i];
-    b.include(include);
-  }
-  b.finish();
-  return std::move(b.twin);
+  if (!include.empty()) b.include(include);
+  if (includes) *includes = b.includes();
+  return b.finish();
+}
+
+Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options) {
+  auto twin = read_twin(bake_bytes(text, kind, options));
+  return twin ? std::move(twin).value() : Twin{};  // what the baker writes always reads back
 }
 
 Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
@@ -236,7 +270,8 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
     struct Job {
       std::string path;
       std::vector<std::uint8_t> text;
-      Twin twin;
+      std::vector<std::uint8_t> twin;
+      std::vector<std::string> includes;
     };
     std::vector<Job> jobs;
     for (const std::string& p : level) {
@@ -246,11 +281,11 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
         report.missing.push_back(p);
         continue;
       }
-      jobs.push_back({p, std::move(bytes).value(), {}});
+      jobs.push_back({p, std::move(bytes).value(), {}, {}});
     }
     std::atomic<std::size_t> next{0};
     auto work = [&] {
-      for (std::size_t i; (i = next++) < jobs.size();) jobs[i].twin = bake(jobs[i].text, kind_for(jobs[i].path));
+      for (std::size_t i; (i = next++) < jobs.size();) jobs[i].twin = bake_bytes(jobs[i].text, kind_for(jobs[i].path), {}, &jobs[i].includes);
     };
     const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(jobs.size())));
     std::vector<std::thread> threads;
@@ -265,14 +300,11 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
       if (!force && io.fresh(job.path, target)) {
         report.fresh.push_back(target);
       } else {
-        const auto bytes = write_twin(job.twin);
-        if (Error e = io.write(target, bytes)) return e;
-        report.bytes_out += bytes.size();
+        if (Error e = io.write(target, job.twin)) return e;
+        report.bytes_out += job.twin.size();
         report.written.push_back(target);
       }
-      for (const TwinEntry& e : job.twin.entries) {
-        if (e.tag != EntryTag::include || e.files == 0) continue;
-        const std::string file(job.twin.include_string(e, 0));
+      for (const std::string& file : job.includes) {
         if (file.empty() || file == "[" || file == "]") continue;
         if (seen.insert(lower(file)).second) level.push_back(file);
       }

@@ -18,6 +18,11 @@ TwinKind kind_for(std::string_view file_name);
 // `TD.scn` → `TD.scnb`.
 std::string twin_name(std::string_view file_name);
 
+// The twin's bytes, written as the tokens come (no entry list); `includes`: the file name of each
+// include, in order.
+std::vector<std::uint8_t> bake_bytes(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options = {},
+                                     std::vector<std::string>* includes = nullptr);
+// The same, read back (tests, tools).
 Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options = {});
 
 // The headless bake: `path` and every file it includes, recursively, each once, baked on worker

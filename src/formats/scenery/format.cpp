@@ -212,7 +212,7 @@ Result<std::vector<std::uint8_t>> write_twin_file(const Document& d, const Write
   const SceneryDocument* s = scenery_of(d);
   if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as a twin"};
   if (s->twin()) return write_twin(*s->twin());
-  return write_twin(bake(s->bytes(), kind_for(s->name())));
+  return bake_bytes(s->bytes(), kind_for(s->name()));
 }
 
 Result<std::vector<std::uint8_t>> write_text_file(const Document& d, const WriteOptions& options) {

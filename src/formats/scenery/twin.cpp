@@ -55,14 +55,7 @@ class Cursor {
   Error error_;
 };
 
-void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  do {
-    std::uint8_t byte = v & 0x7F;
-    v >>= 7;
-    if (v) byte |= 0x80;
-    out.push_back(byte);
-  } while (v);
-}
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) { append_varint(out, v); }
 
 template <class T>
 void put_scalar(std::vector<std::uint8_t>& out, T v) {
@@ -125,6 +118,15 @@ TwinEntry TwinEntry::f64_entry(double v) {
   std::memcpy(&e.bits, &v, 8);
   e.number = v;
   return e;
+}
+
+void append_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+  do {
+    std::uint8_t byte = v & 0x7F;
+    v >>= 7;
+    if (v) byte |= 0x80;
+    out.push_back(byte);
+  } while (v);
 }
 
 std::string_view Twin::text(const TwinEntry& e) const {

@@ -68,6 +68,7 @@ Result<Twin> read_twin(std::span<const std::uint8_t> bytes);
 // The bytes of a twin: read_twin → write_twin is byte-identical for files with minimal varints
 // (every file the reference writes).
 std::vector<std::uint8_t> write_twin(const Twin& twin);
+void append_varint(std::vector<std::uint8_t>& out, std::uint64_t value);  // unsigned LEB128
 
 // Whether a pass serves this entry: entries outside markers always; those inside by class.
 bool served(const Twin& twin, const TwinEntry& entry, LoadPass pass);

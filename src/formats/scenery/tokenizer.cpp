@@ -42,6 +42,35 @@ void TextTokenizer::skip_block_comment() {
 }
 
 bool TextTokenizer::next(TextToken& out) {
+  // Fast path, for almost every token: skip delimiters, then a run with no quote and no comment
+  // opener is the token itself, a view into the text (no copy).
+  while (at_ < bytes_.size() && delimiter(bytes_[at_])) {
+    if (bytes_[at_] == '\n') {
+      ++line_;
+      line_start_ = at_ + 1;
+    }
+    ++at_;
+  }
+  if (at_ >= bytes_.size()) return false;
+  std::size_t end = at_;
+  while (end < bytes_.size()) {
+    const std::uint8_t c = bytes_[end];
+    if (delimiter(c)) break;
+    if (c == '"' || (c == '/' && end + 1 < bytes_.size() && (bytes_[end + 1] == '/' || bytes_[end + 1] == '*'))) {
+      end = std::size_t(-1);  // the slow path below handles quotes and comments
+      break;
+    }
+    ++end;
+  }
+  if (end != std::size_t(-1)) {
+    out.quoted = false;
+    out.offset = at_;
+    out.line = line_;
+    out.column = static_cast<std::uint32_t>(at_ - line_start_ + 1);
+    out.text = std::string_view(reinterpret_cast<const char*>(bytes_.data()) + at_, end - at_);
+    at_ = end;
+    return true;
+  }
   token_.clear();
   out.quoted = false;
   while (at_ < bytes_.size()) {

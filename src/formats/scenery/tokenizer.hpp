@@ -17,7 +17,8 @@ struct TokenizerOptions {
   bool legacy_comma = false;  // `,` separates too (the EU7B writer's and the old wiki's rule)
 };
 
-// One token as the text gives it. `text` stays valid until the next call to next().
+// One token as the text gives it. `text` stays valid until the next call to next() (most tokens
+// are views into the text itself, valid as long as it is: in_text() says which).
 struct TextToken {
   std::string_view text;
   bool quoted = false;          // a `"` run was part of it: never a number, never lower-cased
@@ -31,6 +32,9 @@ class TextTokenizer {
   // The next token; false at the end of the text.
   bool next(TextToken& out);
   std::uint64_t offset() const { return at_; }
+  bool in_text(std::string_view s) const {
+    return s.data() >= reinterpret_cast<const char*>(bytes_.data()) && s.data() + s.size() <= reinterpret_cast<const char*>(bytes_.data()) + bytes_.size();
+  }
   std::uint64_t size() const { return bytes_.size(); }
 
  private:

@@ -31,9 +31,13 @@ double TextTokenSource::progress() const {
 bool TextTokenSource::raw(Token& out) {
   TextToken t;
   if (!tokenizer_.next(t)) return false;
-  current_.assign(t.text);
   out = Token{};
-  out.text = current_;
+  if (tokenizer_.in_text(t.text)) {
+    out.text = t.text;  // a view into the text: stable
+  } else {
+    current_.assign(t.text);
+    out.text = current_;
+  }
   out.offset = t.offset;
   out.line = t.line;
   out.column = t.column;

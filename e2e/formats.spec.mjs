@@ -268,7 +268,7 @@ test('a scenery folder opens its text, follows its includes with their parameter
   expect(first.material).toBe('drzewo.dds');
   expect(first.vertices[0].position[0]).toBeCloseTo(103, 3);
   expect(first.vertices[0].position[2]).toBeCloseTo(200, 3);
-  expect(first.source).toEqual({ file: 'Tree.inc', line: 6, column: 2 });
+  expect(first.source).toEqual({ file: 'MaSzyna/scenery/Tree.inc', line: 6, column: 2 });  // as the folder names it
   // Drawn: the trees are on screen in front of the camera.
   const id = await page.evaluate(() => window.sceneria.viewer.findObject('shapes', 0));
   const change = await frameChange(page, [id, 4]);

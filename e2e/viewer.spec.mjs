@@ -150,9 +150,15 @@ test('clicking a track in the view selects it and the inspector shows its name',
   await expect(page.locator('#drive-here')).toBeVisible();
   // Drive from it: the camera rides along the track, by fixed time steps.
   await page.click('#drive-here');
-  const before = await page.evaluate(() => window.sceneria.viewer.camera());
+  // Before and after in one evaluate: the page's own frames (real time) cannot move the camera
+  // in between, so only the 20 fixed steps count.
+  const { before, after } = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const before = v.camera();
+    for (let i = 0; i < 20; i++) v.update(0.1, false, false);
+    return { before, after: v.camera() };
+  });
   expect(before.mode).toBe('drive');
-  const after = await page.evaluate(() => { const v = window.sceneria.viewer; for (let i = 0; i < 20; i++) v.update(0.1, false, false); return v.camera(); });
   const moved = Math.hypot(after.eye[0] - before.eye[0], after.eye[2] - before.eye[2]);
   expect(moved).toBeGreaterThan(30);  // 20 m/s for 2 s, along the curve
   expect(moved).toBeLessThan(41);

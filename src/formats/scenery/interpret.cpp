@@ -74,6 +74,10 @@ Vec3f v3(const glm::dvec3& v) { return {static_cast<float>(v.x), static_cast<flo
 // In float, as the reference writer rounds (0.9691 gives 31755).
 std::int16_t snorm(double v) { return static_cast<std::int16_t>(std::lround(std::clamp(static_cast<float>(v), -1.0f, 1.0f) * 32767.0f)); }
 
+// The reference EU7B writer's float → half: the rounding carry is OR-ed into the exponent's low
+// bit, not added, so a value rounding up to the next power of two may come out half as big.
+// Kept as it is: linia053-misja5.v6.eu7 holds such UVs. (eu7b/generator.cpp's to_half rounds
+// correctly; the generated files do not claim to be the reference writer's.)
 std::uint16_t half(float f) {
   std::uint32_t x;
   std::memcpy(&x, &f, 4);

@@ -55,7 +55,6 @@ class Cursor {
   Error error_;
 };
 
-void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) { append_varint(out, v); }
 
 template <class T>
 void put_scalar(std::vector<std::uint8_t>& out, T v) {
@@ -74,25 +73,25 @@ void put_entry(std::vector<std::uint8_t>& out, const Twin& t, const TwinEntry& e
   switch (e.tag) {
     case EntryTag::token:
     case EntryTag::qtoken:
-      put_varint(out, (static_cast<std::uint64_t>(e.index) << 3) | static_cast<std::uint64_t>(e.tag));
+      append_varint(out, (static_cast<std::uint64_t>(e.index) << 3) | static_cast<std::uint64_t>(e.tag));
       break;
     case EntryTag::include:
-      put_varint(out, 1);
-      put_varint(out, e.files);
-      for (std::uint32_t i = 0; i < e.files; ++i) put_varint(out, t.include_strings[e.index + i]);
-      put_varint(out, e.params);
-      for (std::uint32_t i = 0; i < e.params; ++i) put_varint(out, t.include_strings[e.index + e.files + i]);
+      append_varint(out, 1);
+      append_varint(out, e.files);
+      for (std::uint32_t i = 0; i < e.files; ++i) append_varint(out, t.include_strings[e.index + i]);
+      append_varint(out, e.params);
+      for (std::uint32_t i = 0; i < e.params; ++i) append_varint(out, t.include_strings[e.index + e.files + i]);
       break;
     case EntryTag::int_number:
-      put_varint(out, 2);
-      put_varint(out, zigzag(e.integer));
+      append_varint(out, 2);
+      append_varint(out, zigzag(e.integer));
       break;
     case EntryTag::f32:
-      put_varint(out, 3);
+      append_varint(out, 3);
       put_scalar(out, static_cast<std::uint32_t>(e.bits));
       break;
     case EntryTag::f64:
-      put_varint(out, 4);
+      append_varint(out, 4);
       put_scalar(out, e.bits);
       break;
     case EntryTag::node:
@@ -274,9 +273,9 @@ Result<Twin> read_twin(std::span<const std::uint8_t> bytes) {
 std::vector<std::uint8_t> write_twin(const Twin& t) {
   std::vector<std::uint8_t> out = {'e', 'u', '7', t.version, static_cast<std::uint8_t>(t.kind)};
   put_scalar(out, t.flags);
-  put_varint(out, t.strings.size());
+  append_varint(out, t.strings.size());
   for (const std::string& s : t.strings) {
-    put_varint(out, s.size());
+    append_varint(out, s.size());
     out.insert(out.end(), s.begin(), s.end());
   }
   std::vector<std::uint8_t> body;
@@ -291,9 +290,9 @@ std::vector<std::uint8_t> write_twin(const Twin& t) {
     body.clear();
     std::size_t j = i;
     for (; j < t.entries.size() && t.entries[j].marker == e.marker; ++j) put_entry(body, t, t.entries[j]);
-    put_varint(out, 6);
-    put_varint(out, static_cast<std::uint64_t>(m.cls));
-    put_varint(out, body.size());
+    append_varint(out, 6);
+    append_varint(out, static_cast<std::uint64_t>(m.cls));
+    append_varint(out, body.size());
     if (m.cls == NodeClass::visual_pos && has_position(t.version)) {
       for (float v : m.position) put_scalar(out, v);
       if (position_floats(t.version) == 4) put_scalar(out, m.range);

@@ -273,4 +273,100 @@ test('a scenery folder opens its text, follows its includes with their parameter
   const id = await page.evaluate(() => window.sceneria.viewer.findObject('shapes', 0));
   const change = await frameChange(page, [id, 4]);
   expect(change).toBeGreaterThan(0.0005);
+
+  // The JS API bakes the scenery and what it includes, as `sceneria bake` does: each file once,
+  // named as the folder names it; the include's twin is the reference baker's, byte for byte.
+  const baked = await page.evaluate(async () => {
+    const r = await window.sceneria.parser.bake(window.sceneria.lastResult.doc);
+    const b64 = (bytes) => { let t = ''; for (const c of bytes) t += String.fromCharCode(c); return btoa(t); };
+    return r.ok ? { files: r.files.map((f) => ({ path: f.path, b64: b64(f.bytes) })), missing: r.missing } : { error: r.error.message };
+  });
+  expect(baked.error).toBeUndefined();
+  expect(baked.files.map((f) => f.path)).toEqual(['MaSzyna/scenery/las.scn'.replace(/.*\//, '') + 'b', 'MaSzyna/scenery/Tree.incb']);
+  expect(Buffer.from(baked.files[1].b64, 'base64').equals(sample('maszyna/twin/tree.incb'))).toBe(true);
+  expect(baked.missing).toEqual(['brak.inc']);
+});
+
+// A game folder with wrapinc_linia053.scn, which includes linia053-misja5.scm under the name
+// linia053-misja5.inc (samples README), opened in the page.
+async function openWrapincFolder(page) {
+  requireSamples();
+  const root = join(mkdtempSync(join(tmpdir(), 'sceneria-root-')), 'MaSzyna');
+  mkdirSync(join(root, 'scenery'), { recursive: true });
+  copyFileSync(join(samplesDir, 'maszyna/eu7/wrapinc_linia053.scn'), join(root, 'scenery', 'wrapinc_linia053.scn'));
+  copyFileSync(join(samplesDir, 'maszyna/text/linia053-misja5.scm'), join(root, 'scenery', 'linia053-misja5.inc'));
+  await openViewer(page);
+  await page.setInputFiles('#folder-input', root);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'wrapinc_linia053.scn');
+}
+
+test('a scenery root with an .inc compiles to the reference version 9 module, its models in PACK', async ({ page }) => {
+  await openWrapincFolder(page);
+  const models = await page.evaluate(() => window.sceneria.lastResult.lists.find((l) => l.id === 'models')?.count);
+  expect(models).toBe(77);  // viewed, the .inc's models are the scenery's
+  const written = await page.evaluate(async () => {
+    const r = await window.sceneria.parser.write(window.sceneria.lastResult.doc, '.eu7', { params: { version: '9' } });
+    if (!r.ok) return { error: r.error.message };
+    let text = '';
+    for (let i = 0; i < r.bytes.length; i += 0x8000) text += String.fromCharCode(...r.bytes.subarray(i, i + 0x8000));
+    return { b64: btoa(text), losses: r.losses };
+  });
+  expect(written.error).toBeUndefined();
+  expect(Buffer.from(written.b64, 'base64').equals(sample('maszyna/eu7/wrapinc_linia053.v9-pack6.eu7'))).toBe(true);
+  expect(written.losses.filter((l) => l.includes('UTEX filters it'))).toHaveLength(2);
+});
+
+test('Save writes the open scenery as the chosen target, with a progress bar while it compiles', async ({ page }) => {
+  await openWrapincFolder(page);
+  const labels = await page.locator('#save-target option').allTextContents();
+  expect(labels).toEqual(['.scn (text)', '.scnb (twin)', '.eu7 (version 6)', '.eu7 (version 9)']);
+  // Every value the bar shows while the compile runs.
+  await page.evaluate(() => {
+    window.barValues = [];
+    const bar = document.getElementById('progress');
+    new MutationObserver(() => { if (!bar.hidden && bar.hasAttribute('value')) window.barValues.push(bar.value); })
+      .observe(bar, { attributes: true });
+  });
+  await page.selectOption('#save-target', { label: '.eu7 (version 9)' });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+  expect(download.suggestedFilename()).toBe('wrapinc_linia053.eu7');
+  const bytes = readFileSync(await download.path());
+  expect(bytes.equals(sample('maszyna/eu7/wrapinc_linia053.v9-pack6.eu7'))).toBe(true);
+  const values = await page.evaluate(() => window.barValues);
+  expect(values.some((v) => v > 0 && v < 1), `bar values ${values}`).toBe(true);
+  await expect(page.locator('#progress')).toBeHidden();
+  await expect(page.locator('#status')).toHaveText('wrapinc_linia053.eu7: 7,904 bytes written');
+  // What format 6 cannot hold is said, not silently lost.
+  await expect(page.locator('#notice')).toContainText("texture 'bud/#ZabrzegStacja.tga' of a solo model (UTEX filters it) dropped");
+});
+
+test('the outliner groups a scenery\'s records by the file they came from', async ({ page }) => {
+  requireSamples();
+  const root = join(mkdtempSync(join(tmpdir(), 'sceneria-groups-')), 'MaSzyna');
+  mkdirSync(join(root, 'scenery'), { recursive: true });
+  copyFileSync(join(samplesDir, 'maszyna/text/tree.inc'), join(root, 'scenery', 'Tree.inc'));
+  // One shape of its own, then the include's two shapes twice.
+  writeFileSync(join(root, 'scenery', 'park.scn'),
+    'node -1 0 lawn triangles grass.dds\n0 0 0 0 1 0 0 0 end\n10 0 0 0 1 0 1 0 end\n0 0 10 0 1 0 0 1\nendtri\n' +
+    'include tree.inc a.dds 100 0 200 90 10 3 end\ninclude tree.inc b.dds 120 0 220 0 12 4 end\n');
+  await openViewer(page);
+  await page.setInputFiles('#folder-input', root);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'park.scn');
+  await page.selectOption('#record-kind', 'shapes');
+  await expect(page.locator('#record-group')).toBeVisible();
+  await expect(page.locator('#record-group option')).toHaveText(['All files (5)', 'park.scn (1)', 'MaSzyna/scenery/Tree.inc (4)']);
+  await expect(page.locator('#records [data-record]')).toHaveCount(5);
+  await page.selectOption('#record-group', { label: 'MaSzyna/scenery/Tree.inc (4)' });
+  await expect(page.locator('#records [data-record]')).toHaveCount(4);
+  const records = await page.locator('#records [data-record]').evaluateAll((rows) => rows.map((r) => Number(r.dataset.record)));
+  expect(records).toEqual([1, 2, 3, 4]);  // the record numbers of the whole list
+  for (const detail of await page.locator('#records [data-record] .detail').allTextContents()) expect(detail).toContain('Tree.inc:');
+  // Selecting a row of the group inspects that record, from its file and line.
+  await page.locator('#records [data-record="3"]').click();
+  await expect(page.locator('#inspector-title')).toContainText('Shapes #3');
+  const source = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'shapes', 3));
+  expect(source.source.file).toBe('MaSzyna/scenery/Tree.inc');
+  await page.selectOption('#record-group', { label: 'park.scn (1)' });
+  await expect(page.locator('#records [data-record]')).toHaveCount(1);
+  await expect(page.locator('#records [data-record="0"] .name')).toHaveText('lawn');
 });

@@ -162,6 +162,32 @@ TEST(Cli, DumpCountsAgreeWithTheReferenceDecode) {
   EXPECT_EQ(ids, (std::vector<std::string>{"STRS", "INCL", "PLAC", "TRAK", "MESH"}));
 }
 
+// A scenery compiled as a root: its includes found under the `scenery` folder above it, the
+// .inc's models in PACK; a progress bar when asked for.
+TEST(Cli, ConvertCompilesASceneryRootWithItsIncFiles) {
+  SCENERIA_REQUIRE_SAMPLES();
+  Scratch tmp;
+  std::filesystem::create_directories(tmp.path("MaSzyna/scenery/sub"));
+  std::filesystem::copy_file(eu7("wrapinc_linia053.scn"), tmp.path("MaSzyna/scenery/sub/wrapinc_linia053.scn"));
+  // The include names "linia053-misja5.inc" from the scenery folder, in another case.
+  std::filesystem::copy_file(test::samples_dir() / "maszyna/text/linia053-misja5.scm", tmp.path("MaSzyna/scenery/Linia053-Misja5.INC"));
+  const std::string out = tmp.path("root.eu7");
+  auto r = run({"convert", tmp.path("MaSzyna/scenery/sub/wrapinc_linia053.scn"), out, "--version", "9", "--lossy", "--progress"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), test::read_file(eu7("wrapinc_linia053.v9-pack6.eu7")));
+  EXPECT_NE(r.err.find("] 100%"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: section (250, 249): texture 'bud/#ZabrzegStacja.tga'"), std::string::npos) << r.err;
+  // No bar unless asked for (standard error is not a terminal here).
+  r = run({"convert", tmp.path("MaSzyna/scenery/sub/wrapinc_linia053.scn"), out, "--version", "9"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find('%'), std::string::npos) << r.err;
+  // Without the .inc around, the root is written with an empty PACK run and the include listed.
+  r = run({"convert", eu7("wrapinc_linia053.scn").string(), out, "--version", "9"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("EU7B v9, 7 chunks, 0 PACK models"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("warning: 1 included file not found, so not in PACK: linia053-misja5.inc\n"), std::string::npos) << r.err;
+}
+
 TEST(Cli, ConvertWritesTheReferenceBytes) {
   SCENERIA_REQUIRE_SAMPLES();
   Scratch tmp;

@@ -275,6 +275,41 @@ TEST(Eu7bErrors, StrsPayloadTooShortForCount) {
   EXPECT_EQ(m.error().offset, 16u);
 }
 
+// Every list caps its count by the bytes left over the smallest record; each kind's smallest
+// (nothing optional present) must read back, however many there are. Unnamed traction wires are
+// 99 bytes: a hand-counted minimum of 103 once refused 100 MB compiled sceneries.
+TEST(Eu7bErrors, ListsOfTheSmallestRecordsReadBack) {
+  Module m;
+  m.container.version = 6;
+  m.chunks.push_back(Chunk{chunk::STRS, 0, StringsChunk{0, 0}, {}, false});
+  auto add = [&](std::uint32_t id, auto list) {
+    list.records.resize(40);
+    m.chunks.push_back(Chunk{id, 0, std::move(list), {}, false});
+  };
+  add(chunk::TRAK, RecordList<Track>{});
+  add(chunk::MESH, RecordList<Shape>{});
+  add(chunk::LINE, RecordList<Line>{});
+  add(chunk::TRAC, RecordList<Traction>{});
+  add(chunk::PWRS, RecordList<PowerSource>{});
+  add(chunk::MEMC, RecordList<MemCell>{});
+  add(chunk::LAUN, RecordList<EventLauncher>{});
+  add(chunk::DYNM, RecordList<Dynamic>{});
+  add(chunk::SOND, RecordList<Sound>{});
+  const auto bytes = write_module(m).value();
+  MemorySource source(bytes, "smallest.eu7");
+  auto back = read_module(source);
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  std::size_t lists = 0;
+  for (const Chunk& c : back->chunks)
+    std::visit([&](const auto& d) {
+      if constexpr (requires { d.records.size(); }) {
+        EXPECT_EQ(d.records.size(), 40u) << chunk_name(c.id);
+        ++lists;
+      }
+    }, c.data);
+  EXPECT_EQ(lists, 9u);
+}
+
 TEST(Eu7bStrings, KeepExactBytes) {
   StringTable t;
   t.push_back("plot_S\xb3up_A.t3d");  // CP1250 'ł', invalid as UTF-8

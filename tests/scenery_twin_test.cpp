@@ -3,6 +3,8 @@
 // reader printed for every entry.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <fstream>
 #include <sstream>
 
@@ -169,9 +171,14 @@ TEST(SceneryTokenizer, FollowsTheEngineRules) {
 
 TEST(SceneryTokenizer, NumbersFollowFromChars) {
   double v = 0;
-  for (const char* yes : {".5", "5.", "1e3", "-0", "007", "1.435", "-1e-3"}) EXPECT_TRUE(parse_number(yes, v)) << yes;
-  for (const char* no : {"+5", "1,2", "0,0,(p7)", "(p3)", "inf", "nan", "12abc", "1.2.3", "-926.326000.2", "0x10", "-", ".", "e5", "1e400"})
+  for (const char* yes : {".5", "5.", "1e3", "-0", "007", "1.435", "-1e-3", "0e999", "0.000e-5", "1E+2"}) EXPECT_TRUE(parse_number(yes, v)) << yes;
+  for (const char* no : {"+5", "-+5", "1,2", "0,0,(p7)", "(p3)", "inf", "-infinity", "nan", "NaN", "12abc", "1.2.3", "-926.326000.2",
+                         "0x10", "-", ".", "e5", "1e", "1e+", "1e400", "-1e400", "1e-400", "0.0001e-320", " 1", "1 "})
     EXPECT_FALSE(parse_number(no, v)) << no;
+  ASSERT_TRUE(parse_number("-926.326", v));
+  EXPECT_EQ(v, -926.326);  // correctly rounded, as from_chars is
+  ASSERT_TRUE(parse_number("1.7976931348623157e308", v));
+  EXPECT_EQ(v, std::numeric_limits<double>::max());
   EXPECT_EQ(number_encoding(1.0), EntryTag::int_number);
   EXPECT_EQ(number_encoding(1.435), EntryTag::f32);
   EXPECT_EQ(number_encoding(0.1234567890123), EntryTag::f32);  // within 1e-6

@@ -5,12 +5,14 @@
 #include <emscripten/val.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "formats/registry.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
@@ -72,6 +74,61 @@ std::unique_ptr<sceneria::AssetResolver> listed_assets(const val& assets) {
   });
 }
 
+// A tree bake over dropped files: the scenery (`root`, named `root_name`) and what it includes
+// come from the files the user gave; each twin goes to `files` under the name of the text it
+// was baked from plus "b", as the folder names it ("MaSzyna/scenery/Tree.incb").
+class ListedBakeIo final : public sceneria::BakeIo {
+ public:
+  ListedBakeIo(std::string root_name, std::vector<std::uint8_t> root, std::unique_ptr<sceneria::AssetResolver> assets, val files)
+      : root_name_(std::move(root_name)), root_(std::move(root)), assets_(std::move(assets)), files_(std::move(files)) {}
+  sceneria::Result<std::vector<std::uint8_t>> read(const std::string& path) override {
+    if (sceneria::iequals(path, root_name_)) return root_;
+    auto source = assets_ ? assets_->open(path) : nullptr;
+    if (!source) return sceneria::Error{sceneria::Errc::io, 0, path + ": not among the files given"};
+    real_[path] = source->name();
+    return source->read_vector(0, source->size());
+  }
+  sceneria::Error write(const std::string& target, std::span<const std::uint8_t> bytes) override {
+    const auto it = real_.find(target.substr(0, target.size() - 1));
+    val file = val::object();
+    file.set("path", it != real_.end() ? it->second + target.back() : target);
+    file.set("bytes", to_uint8_array({bytes.begin(), bytes.end()}));
+    files_.call<void>("push", file);
+    return {};
+  }
+  bool fresh(const std::string&, const std::string&) override { return false; }  // dropped files: bake them all
+
+ private:
+  std::string root_name_;
+  std::vector<std::uint8_t> root_;
+  std::unique_ptr<sceneria::AssetResolver> assets_;
+  val files_;
+  std::map<std::string, std::string> real_;
+};
+
+// `sceneria bake` for dropped files: {ok: true, files: [{path, bytes}], missing: [...]} or
+// {ok: false, error}.
+val bake_tree(const std::string& name, const val& root, const val& assets) {
+  val out = val::object();
+  std::vector<std::uint8_t> bytes = copy_bytes(root);
+  auto format = sceneria::detect(bytes, name, bytes.size());
+  auto fail = [&](const sceneria::Error& e) {
+    out.set("ok", false);
+    out.set("error", val(to_text(error_json(e))));
+    return out;
+  };
+  if (!format) return fail(format.error());
+  if (!(*format)->bake) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, std::string((*format)->id) + " files have nothing to bake"});
+  val files = val::array();
+  ListedBakeIo io(name, std::move(bytes), listed_assets(assets), files);
+  auto report = (*format)->bake(name, io, true);
+  if (!report) return fail(report.error());
+  out.set("ok", true);
+  out.set("files", files);
+  out.set("missing", val(to_text(nlohmann::ordered_json(report->missing))));
+  return out;
+}
+
 // One open file in the parse worker. A new open() replaces the previous document entirely, so
 // nothing of a bad or old file leaks into the next.
 class DocumentBinding {
@@ -89,6 +146,11 @@ class DocumentBinding {
   std::string rows(const std::string& list, double first, double count) const {
     if (!document_ || first < 0 || count < 0) return "[]";
     return to_text(document_->rows(list, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
+  }
+  std::string groupRows(const std::string& list, double group, double first, double count) const {
+    if (!document_ || group < 0 || first < 0 || count < 0) return "[]";
+    return to_text(document_->rows_in_group(list, static_cast<std::uint64_t>(group), static_cast<std::uint64_t>(first),
+                                            static_cast<std::uint64_t>(count)));
   }
   std::string record(const std::string& list, double index) const {
     if (!document_ || index < 0) return "null";
@@ -108,8 +170,9 @@ class DocumentBinding {
   void close() { document_.reset(); }
   // The open document written as one of its format's targets (a writer id or a file name/extension:
   // "twin", ".scnb", "x.eu7"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...]} or
-  // {ok: false, error}. `params` is a JSON object of the writer's options.
-  val write(const std::string& target, const std::string& params, bool lossy) const {
+  // {ok: false, error}. `params` is a JSON object of the writer's options; `progress`, if a
+  // function, is called with the share done (0 to 1) while a long write runs.
+  val write(const std::string& target, const std::string& params, bool lossy, val progress) const {
     val out = val::object();
     auto fail = [&](const sceneria::Error& e) {
       out.set("ok", false);
@@ -124,6 +187,7 @@ class DocumentBinding {
     options.lossy = lossy;
     std::vector<std::string> losses;
     options.losses = &losses;
+    if (progress.typeOf().as<std::string>() == "function") options.progress = [&progress](double done) { progress(done); };
     const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
     if (p.is_object())
       for (const auto& [k, v] : p.items()) options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -418,6 +482,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .constructor<>()
       .function("open", &DocumentBinding::open)
       .function("rows", &DocumentBinding::rows)
+      .function("groupRows", &DocumentBinding::groupRows)
       .function("record", &DocumentBinding::record)
       .function("scene", &DocumentBinding::scene)
       .function("search", &DocumentBinding::search)
@@ -427,6 +492,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
   emscripten::function("materialBoard", &material_board);
   emscripten::function("formats", &formats);
   emscripten::function("detect", &detect);
+  emscripten::function("bakeTree", &bake_tree);
   emscripten::class_<StreamBinding>("Stream")
       .constructor<double, std::string, std::string>()
       .function("valid", &StreamBinding::valid)

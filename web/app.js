@@ -88,6 +88,48 @@ function showSummary(name, s) {
   status(`${name}: ${s.format.toUpperCase()} v${s.version}, ${number.format(structure.length)} ${partName}`);
 }
 
+// ---- saving as another target ----
+// One choice per writer of the open file's format; a writer whose versions are a short list
+// (`version=6|9`) gets one choice per version.
+function showSaveTargets(capabilities) {
+  const choices = [];
+  for (const w of capabilities?.writes || []) {
+    const versions = /(?:^|\s)version=([0-9|]+)(?:\s|$)/.exec(w.params || '')?.[1]?.split('|').filter(Boolean) || [];
+    if (versions.length > 1) for (const v of versions) choices.push({ ...w, label: `${w.extension} (version ${v})`, params: { version: v } });
+    else choices.push({ ...w, label: `${w.extension} (${w.id})`, params: {} });
+  }
+  $('save-as').hidden = choices.length === 0 || Boolean(streaming);
+  $('save-target').replaceChildren(...choices.map((c, i) => {
+    const option = document.createElement('option');
+    option.value = String(i);
+    option.textContent = c.label;
+    option.title = c.description || '';
+    return option;
+  }));
+  $('save-target').choices = choices;
+}
+
+$('save').addEventListener('click', async () => {
+  const choice = $('save-target').choices?.[Number($('save-target').value)];
+  const name = window.sceneria.lastResult?.name;
+  if (!choice || !name || !openDoc) return;
+  const out = name.replace(/\.[^.]*$/, '') + choice.extension;
+  setProgress(`writing ${out}`, 0);
+  // What the target cannot hold is dropped as the reference tools drop it, and each loss shown.
+  const r = await parser.write(openDoc, choice.id, { params: choice.params, lossy: true,
+                                                    onProgress: ({ fraction }) => setProgress(`writing ${out}`, fraction) });
+  setProgress(null);
+  if (!r) return;
+  if (!r.ok) { notice(`${out}: ${r.error.message}`); status(`${out}: not written`); return; }
+  for (const loss of r.losses.slice(0, 10)) notice(`${out}: ${loss}`);
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([r.bytes], { type: 'application/octet-stream' }));
+  link.download = out;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  status(`${out}: ${number.format(r.bytes.length)} bytes written`);
+});
+
 // Files the document refers to that are not among those opened with it (or not next to its URL).
 function showMissing(missing) {
   $('missing').hidden = missing.length === 0;
@@ -120,6 +162,7 @@ const recordList = new VirtualList($('records'), {
   onSelect: (position) => selectListRow(position),
 });
 let listRows = null;  // search results (an array) or null for the whole list
+let groupRows = null; // while one file's records are shown: position → row (its `i` is the record)
 
 function currentKind() { return $('record-kind').value; }
 
@@ -127,18 +170,43 @@ async function selectListRow(position) {
   const kind = currentKind();
   let index = position;
   if (listRows) index = listRows[position]?.i;
+  else if (groupRows) index = groupRows.get(position)?.i;
   if (index === undefined) return;
   await inspect(kind, index, { highlight: true });
 }
 
 function showKind(id) {
   const kind = kinds.find((k) => k.id === id);
+  // The outliner's file groups (a scenery read with its includes): all files, or one of them.
+  const groups = kind?.groups || [];
+  $('record-group').hidden = groups.length < 2;
+  $('record-group').replaceChildren(...[{ id: '', label: 'All files', count: kind?.count || 0 }, ...groups].map((g) => {
+    const option = document.createElement('option');
+    option.value = String(g.id);
+    option.textContent = `${g.label} (${number.format(g.count)})`;
+    return option;
+  }));
+  showGroup(kind, null);
+}
+
+function showGroup(kind, group) {
   const doc = openDoc;
+  const id = kind?.id;
   listRows = null;
   $('search').value = '';
   $('search-status').textContent = '';
-  recordList.reset(kind ? kind.count : 0, (first, count) => parser.rows(doc, id, first, count));
+  const count = group === null ? kind?.count || 0 : kind.groups.find((g) => g.id === group)?.count || 0;
+  const positions = groupRows = group === null ? null : new Map();
+  recordList.reset(count, async (first, n) => {
+    const rows = await parser.rows(doc, id, first, n, group);
+    if (rows && positions) rows.forEach((row, k) => positions.set(first + k, row));
+    return rows;
+  });
 }
+$('record-group').addEventListener('change', (e) => {
+  const kind = kinds.find((k) => k.id === $('record-kind').value);
+  showGroup(kind, e.target.value === '' ? null : Number(e.target.value));
+});
 
 function showKinds(list) {
   kinds = list || [];
@@ -168,6 +236,7 @@ async function runSearch() {
   const rows = await parser.search(doc, kind, query, 10000);
   if (!rows || doc !== openDoc || kind !== currentKind() || query !== $('search').value.trim()) return;
   listRows = rows;
+  $('record-group').value = '';  // a search looks through every file
   $('search-status').textContent = `${number.format(rows.length)}${rows.length >= 10000 ? '+' : ''} match${rows.length === 1 ? '' : 'es'}`;
   recordList.reset(rows.length, (first, count) => Promise.resolve(rows.slice(first, first + count)));
   document.dispatchEvent(new CustomEvent('sceneria:search', { detail: { query, count: rows.length } }));
@@ -273,6 +342,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   if (result.ok) {
     showSummary(name, result.summary);
     showKinds(result.lists);
+    showSaveTargets(result.summary.capabilities);
     loadScene(result.scene);
     // Non-fatal findings of the reader, with where they are (file, offset, line and column).
     for (const w of (result.summary.warnings || []).slice(0, 20)) {

@@ -70,8 +70,10 @@ export class Parser {
     return this.#request({ kind: 'demo' });
   }
   // Rows [{i, name, detail}] of one record list of the open document `doc`; null if superseded.
-  async rows(doc, list, first, count) {
-    const r = await this.#request({ kind: 'rows', doc, list, first, count });
+  // `group`: only the records of one of the list's groups (lists[].groups: the files of a
+  // scenery with includes), `first` counted within it.
+  async rows(doc, list, first, count, group = null) {
+    const r = await this.#request({ kind: 'rows', doc, list, first, count, group });
     return r.stale ? null : r.rows;
   }
   // Rows whose name or detail contains `query` (case-insensitive), at most `limit`.
@@ -87,9 +89,17 @@ export class Parser {
   // The open document `doc` written as one of its format's targets: a writer id or an extension
   // (`sceneria formats` lists them: ".scnb" bakes a text scenery to its twin, ".scn" decompiles a
   // twin, ".eu7" compiles either). Resolves to {ok, bytes: Uint8Array, writer, extension, losses}
-  // or {ok: false, error}; null if superseded.
-  async write(doc, target, { params = {}, lossy = false } = {}) {
-    const r = await this.#request({ kind: 'write', doc, target, params, lossy });
+  // or {ok: false, error}; null if superseded. onProgress({phase, fraction}) while a long write
+  // (a compile) runs.
+  async write(doc, target, { params = {}, lossy = false, onProgress } = {}) {
+    const r = await this.#request({ kind: 'write', doc, target, params, lossy }, onProgress);
+    return r.stale ? null : r;
+  }
+  // The open scenery and every file it includes, baked to binary twins as `sceneria bake` does,
+  // from the files it was opened with: {ok, files: [{path, bytes}], missing: [include...]} (each
+  // twin named after its text plus "b", as the folder names it), or {ok: false, error}.
+  async bake(doc) {
+    const r = await this.#request({ kind: 'bake', doc });
     return r.stale ? null : r;
   }
   terminate() {

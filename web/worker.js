@@ -73,6 +73,7 @@ function assetsOf(request) {
 // The open in progress: a newer file or link aborts the reads of the one it replaces, so a
 // hanging server is not left holding requests for a scenery nobody waits for.
 let opening = null;
+let opened = null;  // {doc, name, file | buffer, assets} of the document opened whole
 function startOpening() {
   opening?.abort();
   opening = new AbortController();
@@ -301,6 +302,10 @@ async function handle(request, progress) {
       return openUrl(m, request, progress);
     case 'rows':
       if (request.doc !== documentId) return { stale: true };
+      if (request.group != null) {
+        if (source !== document) return { rows: [] };
+        return { rows: JSON.parse(document.groupRows(request.list, request.group, request.first, request.count)) };
+      }
       return { rows: JSON.parse(source.rows(request.list, request.first, request.count)) };
     case 'search':
       if (request.doc !== documentId) return { stale: true };
@@ -310,10 +315,19 @@ async function handle(request, progress) {
       return { record: JSON.parse(source.record(request.list, request.index)) };
     case 'formats':
       return JSON.parse(m.formats());
+    case 'bake': {
+      if (request.doc !== documentId) return { stale: true };
+      if (opened?.doc !== documentId) return { ok: false, error: { code: 'bad_value', offset: 0, message: 'only a file opened whole can be baked' } };
+      const root = opened.file ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(opened.file)) : new Uint8Array(opened.buffer);
+      const r = m.bakeTree(opened.name, root, assetsOf(opened));
+      if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
+      return { ok: true, files: r.files, missing: JSON.parse(r.missing) };
+    }
     case 'write': {
       if (request.doc !== documentId) return { stale: true };
       if (source !== document) return { ok: false, error: { code: 'bad_value', offset: 0, message: 'a streamed scenery cannot be written whole' } };
-      const r = document.write(request.target, JSON.stringify(request.params || {}), Boolean(request.lossy));
+      const r = document.write(request.target, JSON.stringify(request.params || {}), Boolean(request.lossy),
+                               (fraction) => progress(`writing ${request.target}`, fraction));
       if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
       return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses) };
     }
@@ -330,7 +344,10 @@ async function handle(request, progress) {
       } else {
         bytes = request.file ? await readFile(request.file, progress) : new Uint8Array(request.buffer);
       }
-      return { ...(await openWhole(m, bytes, { ...request, name }, progress)), name };
+      const result = await openWhole(m, bytes, { ...request, name }, progress);
+      // What a later bake reads again: the file itself (not a copy of its bytes) and its folder.
+      opened = { doc: result.doc, name, file: request.file, buffer: request.buffer, assets: request.assets };
+      return { ...result, name };
     }
   }
 }

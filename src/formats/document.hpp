@@ -18,6 +18,13 @@ namespace sceneria {
 
 // One list of records. The document owns ids, labels and numbering: a scene object (kind, index)
 // names a list id and a row in it, and rows/record answer for exactly that numbering.
+// Some of a list's records: those that came from one file of a scenery with includes.
+struct ListGroup {
+  std::uint64_t id = 0;
+  std::string label;
+  std::uint64_t count = 0;
+};
+
 struct ListInfo {
   std::string id;     // "tracks", "pack_models", ...
   std::string label;  // "Tracks", "PACK models", ...
@@ -25,6 +32,7 @@ struct ListInfo {
   // False for a list whose items come and go (a streamed file's parts as they load): its records
   // are reached from the view, not browsed as rows.
   bool browsable = true;
+  std::vector<ListGroup> groups;  // the records by the file they came from (rows_in_group)
 };
 
 class Document {
@@ -40,6 +48,10 @@ class Document {
   virtual std::vector<ListInfo> lists() const = 0;
   // [{"i": index, "name": ..., "detail": ...}, ...]
   virtual nlohmann::ordered_json rows(std::string_view list, std::uint64_t first, std::uint64_t count) const = 0;
+  // Rows of the records in one of the list's groups (ListInfo::groups), `first` counted in it.
+  virtual nlohmann::ordered_json rows_in_group(std::string_view, std::uint64_t, std::uint64_t, std::uint64_t) const {
+    return nlohmann::ordered_json::array();
+  }
   // Rows whose name or detail contains `query` (case-insensitive), at most `limit`.
   virtual nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const = 0;
   // Every field of one record, strings as text; null if there is none (or it is not loaded).

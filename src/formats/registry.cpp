@@ -37,6 +37,11 @@ nlohmann::ordered_json lists_json(const Document& document) {
   for (const auto& l : document.lists()) {
     out.push_back({{"id", l.id}, {"label", l.label}, {"count", l.count}});
     if (!l.browsable) out.back()["browsable"] = false;
+    if (!l.groups.empty()) {
+      auto groups = nlohmann::ordered_json::array();
+      for (const ListGroup& g : l.groups) groups.push_back({{"id", g.id}, {"label", display_text(g.label)}, {"count", g.count}});
+      out.back()["groups"] = std::move(groups);
+    }
   }
   return out;
 }
@@ -139,7 +144,8 @@ nlohmann::ordered_json describe(const Document& document, std::size_t string_sam
   nlohmann::ordered_json capabilities{{"streams", false}, {"writes", nlohmann::ordered_json::array()}};
   if (const Format* f = find_format(document.format_id())) {
     capabilities["streams"] = f->open_remote != nullptr;
-    for (const Writer& w : f->writers) capabilities["writes"].push_back({{"id", w.id}, {"extension", w.extension}});
+    for (const Writer& w : f->writers)
+      capabilities["writes"].push_back({{"id", w.id}, {"extension", w.extension}, {"description", w.description}, {"params", w.params}});
   }
   j["capabilities"] = std::move(capabilities);
   return j;

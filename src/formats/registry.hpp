@@ -5,6 +5,7 @@
 // nothing else names a format. Adding a format: its folder under src/formats/ plus one line in
 // registry.cpp (docs/architecture.md, "How to add a format").
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -34,6 +35,8 @@ struct WriteOptions {
   std::map<std::string, std::string> params;
   bool lossy = false;                         // allow what the target cannot hold to be dropped
   std::vector<std::string>* losses = nullptr;  // and list each drop here
+  // Called now and then with the share done, 0 to 1, by writers that take long (a compile).
+  std::function<void(double)> progress;
 };
 
 struct Writer {

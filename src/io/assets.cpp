@@ -123,4 +123,14 @@ std::unique_ptr<ByteSource> ListedAssets::find(const std::string& key) {
   return index && reader_ ? reader_(*index) : nullptr;
 }
 
+void MemoryAssets::add(std::string_view path, std::vector<std::uint8_t> bytes) {
+  if (auto key = normalize_asset_path(path)) files_[*key] = std::move(bytes);
+}
+
+std::unique_ptr<ByteSource> MemoryAssets::find(const std::string& key) {
+  auto it = files_.find(key);
+  if (it == files_.end()) return nullptr;
+  return std::make_unique<MemorySource>(std::span<const std::uint8_t>(it->second), it->first);  // borrowed: the map outlives the read
+}
+
 }  // namespace sceneria

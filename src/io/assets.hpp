@@ -91,4 +91,20 @@ class ListedAssets final : public AssetResolver {
   Reader reader_;
 };
 
+// Files held in memory under their normalized paths: what a document kept of what it read, or a
+// test's fixtures.
+class MemoryAssets final : public AssetResolver {
+ public:
+  void add(std::string_view path, std::vector<std::uint8_t> bytes);
+  bool empty() const { return files_.empty(); }
+  std::size_t size() const { return files_.size(); }
+
+ protected:
+  std::unique_ptr<ByteSource> find(const std::string& key) override;
+  bool has(const std::string& key) override { return files_.count(key) != 0; }
+
+ private:
+  std::map<std::string, std::vector<std::uint8_t>> files_;
+};
+
 }  // namespace sceneria

@@ -1,5 +1,8 @@
 #include "commands.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -145,9 +148,47 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
   return write_bytes(output, {text.begin(), text.end()}, err) ? 0 : 1;
 }
 
-int convert(const std::string& in_path, const std::string& out_path, const WriteOptions& base, std::ostream& out,
-            std::ostream& err) {
-  auto document = open_file(in_path, {});
+// A bar for what takes long, on standard error: when that is a terminal, or when asked for
+// (`--progress`); never in logs by default.
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err, std::string label, bool forced)
+      : err_(err), label_(std::move(label)), on_(forced || (&err == &std::cerr && isatty(STDERR_FILENO))) {}
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar() {
+    if (on_ && shown_ >= 0) err_ << '\n' << std::flush;
+  }
+  void operator()(double done) {
+    const int percent = std::clamp(static_cast<int>(done * 100.0), 0, 100);
+    if (!on_ || percent == shown_) return;
+    shown_ = percent;
+    const int filled = percent * kWidth / 100;
+    err_ << '\r' << label_ << " [" << std::string(static_cast<std::size_t>(filled), '#')
+         << std::string(static_cast<std::size_t>(kWidth - filled), '.') << "] " << percent << '%' << std::flush;
+  }
+
+ private:
+  static constexpr int kWidth = 30;
+  std::ostream& err_;
+  std::string label_;
+  bool on_;
+  int shown_ = -1;
+};
+
+// Files a document names are looked up from the `scenery` folder nearest above it (the
+// simulator's layout, where includes name "scenery/..." paths), else from its own folder.
+std::filesystem::path default_root(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::absolute(path);
+  for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (iequals(p.filename().string(), "scenery")) return p;
+  return file.parent_path();
+}
+
+int convert(const std::string& in_path, const std::string& out_path, const std::string& assets, const WriteOptions& base,
+            bool progress, std::ostream& out, std::ostream& err) {
+  auto document = open_file(in_path, assets.empty() ? default_root(in_path).string() : assets);
   if (!document) return fail(err, in_path, document.error());
   const Format* format = find_format((*document)->format_id());
   const Writer* writer = format ? format->writer_for(out_path) : nullptr;
@@ -161,7 +202,11 @@ int convert(const std::string& in_path, const std::string& out_path, const Write
   std::vector<std::string> losses;
   WriteOptions options = base;
   options.losses = &losses;
+  auto bar = std::make_unique<ProgressBar>(err, fmt::format("writing {}", std::filesystem::path(out_path).filename().string()), progress);
+  options.progress = [&bar](double done) { (*bar)(done); };
   auto bytes = writer->write(**document, options);
+  if (bytes) (*bar)(1.0);
+  bar.reset();  // the bar's line ends before any warning
   if (!bytes) return fail(err, in_path, bytes.error());
   for (const auto& loss : losses) err << "warning: " << loss << '\n';
   if (!write_bytes(out_path, *bytes, err)) return 1;
@@ -223,14 +268,8 @@ int bake(const std::string& in_path, bool force, std::ostream& out, std::ostream
     err << fmt::format("error: {}: {} files have nothing to bake\n", in_path, (*format)->id);
     return 2;
   }
-  // Includes name files from the `scenery` folder: the nearest one above the file, else its own.
   const fs::path file = fs::absolute(in_path);
-  fs::path root = file.parent_path();
-  for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-    if (iequals(p.filename().string(), "scenery")) {
-      root = p;
-      break;
-    }
+  const fs::path root = default_root(in_path);
   FileBakeIo io(root);
   const auto started = std::chrono::steady_clock::now();
   auto report = (*format)->bake(fs::relative(file, root).generic_string(), io, force);
@@ -299,7 +338,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   convert_cmd->add_option("--version", version, "the writer's version option (see `sceneria formats`)");
   convert_cmd->add_option("--pack-format", pack_format, "the writer's pack-format option (see `sceneria formats`)");
   convert_cmd->add_option("--param", params, "a writer option as key=value (see `sceneria formats`)");
-  bool lossy = false;
+  bool lossy = false, progress = false;
+  convert_cmd->add_flag("--progress", progress, "show a progress bar even when standard error is not a terminal");
+  convert_cmd->add_option("--assets", assets, "folder the file's references (includes, models) are looked up in (default: the nearest `scenery` folder above it, else its own)");
   convert_cmd->add_flag("--lossy", lossy, "drop what the target cannot hold, as the reference writer does (each loss is listed)");
 
   bool force = false;
@@ -357,7 +398,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (!parse_params(options.params)) return 2;
     if (version != 0) options.params["version"] = std::to_string(version);
     if (!pack_format.empty()) options.params["pack-format"] = pack_format;
-    return convert(path, out_path, options, out, err);
+    return convert(path, out_path, assets, options, progress, out, err);
   }
   if (bake_cmd->parsed()) return bake(path, force, out, err);
   if (gen_cmd->parsed()) {

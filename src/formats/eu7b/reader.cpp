@@ -143,9 +143,25 @@ Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uin
 
 namespace {
 
+// The smallest a record can be on disk: a default one (every optional field absent), encoded.
+// Counts are capped by the bytes left over this, so a guess too large would refuse real files
+// (a hand-counted 103 did, for unnamed traction wires of 99 bytes).
+template <class T>
+std::size_t min_record_size() {
+  static const std::size_t size = [] {
+    std::vector<std::uint8_t> out;
+    BinaryOut a(out);
+    T record{};
+    std::vector<TransformContext> transforms;
+    fields(a, record, transforms);
+    return out.size();
+  }();
+  return size;
+}
+
 template <class T, class F>
-void record_list(BinaryIn& a, const char* name, RecordList<T>& list, std::size_t min_size, F&& each) {
-  a.list(name, list.records, min_size, [&](T& r) { each(r, list.transforms); });
+void record_list(BinaryIn& a, const char* name, RecordList<T>& list, F&& each) {
+  a.list(name, list.records, min_record_size<T>(), [&](T& r) { each(r, list.transforms); });
 }
 
 }  // namespace
@@ -175,15 +191,15 @@ Result<ChunkData> decode_chunk(std::uint32_t id, std::span<const std::uint8_t> p
       fill(p);
       break;
     }
-    case chunk::TRAK: { RecordList<Track> l; record_list(a, "tracks", l, 37, each); fill(std::move(l)); break; }
-    case chunk::TRAC: { RecordList<Traction> l; record_list(a, "traction wires", l, 103, each); fill(std::move(l)); break; }
-    case chunk::PWRS: { RecordList<PowerSource> l; record_list(a, "power sources", l, 46, each); fill(std::move(l)); break; }
-    case chunk::MESH: { RecordList<Shape> l; record_list(a, "shapes", l, 24, each); fill(std::move(l)); break; }
-    case chunk::LINE: { RecordList<Line> l; record_list(a, "lines", l, 23, each); fill(std::move(l)); break; }
-    case chunk::MEMC: { RecordList<MemCell> l; record_list(a, "memcells", l, 17, each); fill(std::move(l)); break; }
-    case chunk::LAUN: { RecordList<EventLauncher> l; record_list(a, "event launchers", l, 47, each); fill(std::move(l)); break; }
-    case chunk::DYNM: { RecordList<Dynamic> l; record_list(a, "dynamics", l, 51, each); fill(std::move(l)); break; }
-    case chunk::SOND: { RecordList<Sound> l; record_list(a, "sounds", l, 17, each); fill(std::move(l)); break; }
+    case chunk::TRAK: { RecordList<Track> l; record_list(a, "tracks", l, each); fill(std::move(l)); break; }
+    case chunk::TRAC: { RecordList<Traction> l; record_list(a, "traction wires", l, each); fill(std::move(l)); break; }
+    case chunk::PWRS: { RecordList<PowerSource> l; record_list(a, "power sources", l, each); fill(std::move(l)); break; }
+    case chunk::MESH: { RecordList<Shape> l; record_list(a, "shapes", l, each); fill(std::move(l)); break; }
+    case chunk::LINE: { RecordList<Line> l; record_list(a, "lines", l, each); fill(std::move(l)); break; }
+    case chunk::MEMC: { RecordList<MemCell> l; record_list(a, "memcells", l, each); fill(std::move(l)); break; }
+    case chunk::LAUN: { RecordList<EventLauncher> l; record_list(a, "event launchers", l, each); fill(std::move(l)); break; }
+    case chunk::DYNM: { RecordList<Dynamic> l; record_list(a, "dynamics", l, each); fill(std::move(l)); break; }
+    case chunk::SOND: { RecordList<Sound> l; record_list(a, "sounds", l, each); fill(std::move(l)); break; }
     case chunk::TERR: {
       Terrain t;
       fields(a, t);

@@ -36,12 +36,25 @@ constexpr NodeRule kRules[] = {
     {"dynamic", "enddynamic", false, false},
 };
 
+// FNV-1a: scenery words are short, where std::hash's block hash costs more than it spreads.
+struct ShortStringHash {
+  std::size_t operator()(std::string_view s) const noexcept {
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
+};
+
 // Writes the twin's bytes as the tokens come: entries outside nodes straight into the entry
 // stream, a node's entries into its body until the node closes (its marker needs the body's
 // length first). Strings are interned once, looked up without allocating.
 class Baker {
  public:
-  explicit Baker(TwinKind kind) : kind_(kind) {}
+  // `text_size`: a twin is about half its text, so the entry stream is sized once for that.
+  Baker(TwinKind kind, std::size_t text_size) : kind_(kind) {
+    main_.reserve(text_size / 2 + text_size / 8 + 64);
+    lookup_.reserve(1024);
+  }
 
   void token(const Token& t) {
     // A node starts a marker, and ends the open one only while that one's end is unknown (type
@@ -80,18 +93,16 @@ class Baker {
   // The whole twin: header, string table, entries.
   std::vector<std::uint8_t> finish() {
     if (in_node_) close();
-    std::vector<std::uint8_t> out = {'e', 'u', '7', kTwinVersion, static_cast<std::uint8_t>(kind_)};
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(flags_ >> (8 * i)));
-    std::size_t size = out.size() + main_.size() + 10;
-    for (const std::string& s : strings_) size += s.size() + 5;
-    out.reserve(size);
-    append_varint(out, strings_.size());
+    std::vector<std::uint8_t> head = {'e', 'u', '7', kTwinVersion, static_cast<std::uint8_t>(kind_)};
+    for (int i = 0; i < 4; ++i) head.push_back(static_cast<std::uint8_t>(flags_ >> (8 * i)));
+    append_varint(head, strings_.size());
     for (const std::string& s : strings_) {
-      append_varint(out, s.size());
-      out.insert(out.end(), s.begin(), s.end());
+      append_varint(head, s.size());
+      head.insert(head.end(), s.begin(), s.end());
     }
-    out.insert(out.end(), main_.begin(), main_.end());
-    return out;
+    // In front of the entries, in place where the reserve allows: no second twin-sized buffer.
+    main_.insert(main_.begin(), head.begin(), head.end());
+    return std::move(main_);
   }
 
   // The first file name of every include, in order (what a tree bake follows).
@@ -209,7 +220,7 @@ class Baker {
   TwinKind kind_;
   std::vector<std::uint8_t> main_, body_;
   std::deque<std::string> strings_;
-  std::unordered_map<std::string_view, std::uint32_t> lookup_;
+  std::unordered_map<std::string_view, std::uint32_t, ShortStringHash> lookup_;
   std::vector<std::uint32_t> indices_;
   std::vector<std::string> includes_;
   bool in_node_ = false;
@@ -236,7 +247,7 @@ std::string twin_name(std::string_view name) { return std::string(name) + "b"; }
 
 std::vector<std::uint8_t> bake_bytes(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options,
                                      std::vector<std::string>* includes) {
-  Baker b(kind);
+  Baker b(kind, text.size());
   TextTokenSource source(text, options);
   Token t;
   std::vector<std::string> include;

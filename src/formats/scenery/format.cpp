@@ -74,6 +74,33 @@ class SceneryDocument final : public Document {
     std::vector<ListInfo> out = browser_.lists();
     std::erase_if(out, [](const ListInfo& l) { return l.id == "strings"; });  // the module's, not the file's
     if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size()});
+    // The outliner's groups: a list's records by the file they came from, once includes were
+    // read (a file included twice is one group, named by its first reading).
+    if (in_.files.size() > 1)
+      for (ListInfo& l : out)
+        if (auto it = in_.where.find(l.id); it != in_.where.end()) {
+          std::vector<std::uint64_t> per_file(in_.files.size());
+          for (const SourceRef& at : it->second) ++per_file[first_reading(at.file)];
+          for (std::size_t f = 0; f < per_file.size(); ++f)
+            if (per_file[f]) l.groups.push_back({f, in_.files[f], per_file[f]});
+        }
+    return out;
+  }
+
+  ojson rows_in_group(std::string_view list, std::uint64_t group, std::uint64_t first, std::uint64_t count) const override {
+    auto it = in_.where.find(std::string(list));
+    if (it == in_.where.end()) return ojson::array();
+    const std::string key = fmt::format("{}\n{}", list, group);
+    auto cached = groups_.find(key);
+    if (cached == groups_.end()) {
+      std::vector<std::uint64_t> members;
+      for (std::uint64_t i = 0; i < it->second.size(); ++i)
+        if (first_reading(it->second[i].file) == group) members.push_back(i);
+      cached = groups_.emplace(key, std::move(members)).first;
+    }
+    auto out = ojson::array();
+    for (std::uint64_t k = first; k < cached->second.size() && k < first + count; ++k)
+      for (auto& row : rows(list, cached->second[k], 1)) out.push_back(std::move(row));
     return out;
   }
 
@@ -129,6 +156,15 @@ class SceneryDocument final : public Document {
     return ojson{{"i", i}, {"name", d.keyword}, {"detail", detail}};
   }
   // With includes followed, a row says which file it came from ("tree.inc:6").
+  // The first index in `files` with the same name as `file` (an include read more than once).
+  std::uint64_t first_reading(std::uint32_t file) const {
+    if (first_reading_.empty()) {
+      std::map<std::string_view, std::uint64_t> first;
+      for (std::size_t f = 0; f < in_.files.size(); ++f) first_reading_.push_back(first.emplace(in_.files[f], f).first->second);
+    }
+    return file < first_reading_.size() ? first_reading_[file] : file;
+  }
+
   ojson with_files(std::string_view list, ojson rows) const {
     if (in_.files.size() < 2) return rows;
     auto it = in_.where.find(std::string(list));
@@ -152,6 +188,8 @@ class SceneryDocument final : public Document {
   std::optional<Twin> twin_;
   Interpreted in_;
   eu7b::RecordBrowser browser_;
+  mutable std::map<std::string, std::vector<std::uint64_t>> groups_;
+  mutable std::vector<std::uint64_t> first_reading_;  // "list\ngroup" → record indices
 };
 
 constexpr std::string_view kTextExtensions[] = {".scn", ".scm", ".inc", ".ctr"};
@@ -189,7 +227,7 @@ Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOption
   auto bytes = read_all(source);
   if (!bytes) return bytes.error();
   TextTokenSource tokens(*bytes);
-  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets});
+  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets, .keep_inc_files = true});
   return std::unique_ptr<Document>(new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, std::move(in)));
 }
 
@@ -199,7 +237,7 @@ Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOption
   auto twin = read_twin(*bytes);
   if (!twin) return twin.error();
   TwinTokenSource tokens(*twin);
-  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets});
+  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets, .keep_inc_files = true});
   return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), std::move(in)));
 }
 
@@ -224,18 +262,40 @@ Result<std::vector<std::uint8_t>> write_text_file(const Document& d, const Write
   return std::vector<std::uint8_t>(text.begin(), text.end());
 }
 
-Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const WriteOptions&) {
+Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const WriteOptions& options) {
   const SceneryDocument* s = scenery_of(d);
   if (!s) return Error{Errc::bad_value, 0, "only a scenery can be compiled to EU7B here"};
+  bool root = false;
+  if (auto it = options.params.find("version"); it != options.params.end()) {
+    if (it->second != "6" && it->second != "9")
+      return Error{Errc::bad_value, 0, fmt::format("version {}: a scenery compiles to version 6 (a module) or 9 (the root of a scenery, with the models of its .inc files in PACK)", it->second)};
+    root = it->second == "9";
+  }
   // Compiled again with the reference writer's reading, so the simulator gets what its own
-  // compiler would give it (TD.v6.eu7 byte for byte).
+  // compiler would give it (TD.v6.eu7 byte for byte). A root reads its .inc files again from
+  // what the document kept of them when it opened.
+  NoAssets none;  // a root whose .inc files were not found still lists them
+  AssetResolver* kept = &none;
+  if (s->interpreted().inc_files) kept = s->interpreted().inc_files.get();
+  const InterpretOptions how{.assets = root ? kept : nullptr, .reference_writer = true, .root = root, .progress = options.progress};
   Interpreted compiled;
   if (s->twin()) {
     TwinTokenSource tokens(*s->twin());
-    compiled = interpret(tokens, s->name(), {.reference_writer = true});
+    compiled = interpret(tokens, s->name(), how);
   } else {
     TextTokenSource tokens(s->bytes());
-    compiled = interpret(tokens, s->name(), {.reference_writer = true});
+    compiled = interpret(tokens, s->name(), how);
+  }
+  if (options.losses) {
+    for (const Warning& w : compiled.warnings) options.losses->push_back(w.message);
+    // One line for what was not found: a scenery may name hundreds of absent files.
+    if (!compiled.missing.empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < compiled.missing.size() && i < 5; ++i) names += (i ? ", " : "") + compiled.missing[i];
+      if (compiled.missing.size() > 5) names += fmt::format(" and {} more", compiled.missing.size() - 5);
+      options.losses->push_back(fmt::format("{} included file{} not found, so not in PACK: {}", compiled.missing.size(),
+                                            compiled.missing.size() == 1 ? "" : "s", names));
+    }
   }
   return eu7b::write_module(compiled.module);
 }
@@ -243,7 +303,7 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
 std::vector<Writer> writers() {
   return {{"text", ".scn", "scenery text (a twin's tokens written back as text)", "", write_text_file, {".scm", ".inc", ".ctr"}},
           {"twin", ".scnb", "scenery binary twin v10, as the reference baker writes it", "", write_twin_file, {".scmb", ".incb", ".ctrb"}},
-          {"eu7b", ".eu7", "EU7B module compiled from the scenery (version 6)", "", write_module_file}};
+          {"eu7b", ".eu7", "EU7B compiled from the scenery: a module (version 6), or a root with its .inc files' models in PACK (version 9)", "version=6|9", write_module_file}};
 }
 
 }  // namespace

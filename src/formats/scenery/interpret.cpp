@@ -1,5 +1,7 @@
 #include "formats/scenery/interpret.hpp"
 
+#include "formats/eu7b/convert.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -21,6 +23,7 @@ struct Tok {
   std::string original;  // an include's file name as written
   double value = 0;
   SourceRef at;
+  bool substituted = false;  // a `(pN)` in it was replaced
   bool number() const { return kind == TokenKind::number; }
   // The engine reads a field as a number from whatever token is there (leading digits only).
   double num() const { return kind == TokenKind::number ? value : leading_number(text); }
@@ -63,6 +66,12 @@ const std::vector<std::string_view> kEventTypes = {"addvalues", "updatevalues", 
                                                    "logvalues", "multiple",     "switch",     "trackvel",  "sound",     "texture",
                                                    "animation", "lights",       "voltage",    "visible",   "friction",  "message"};
 
+// Top-level blocks kept as directives, with what ends each.
+const std::map<std::string, std::string_view, std::less<>> kBlocks = {
+    {"atmo", "endatmo"},       {"time", "endtime"},     {"camera", "endcamera"}, {"config", "endconfig"},
+    {"sky", "endsky"},         {"description", "enddescription"}, {"test", "endtest"}, {"light", "endlight"},
+    {"terrain", "endterrain"}, {"isolated", "endisolated"}, {"area", "endarea"}, {"assignment", "endassignment"}};
+
 int index_of(const std::vector<std::string_view>& names, std::string_view word) {
   for (std::size_t i = 0; i < names.size(); ++i)
     if (!names[i].empty() && names[i] == word) return static_cast<int>(i);
@@ -101,17 +110,24 @@ class Interpreter {
  public:
   Interpreter(Interpreted& out, const InterpretOptions& options) : out_(out), options_(options) {}
 
-  void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth) {
-    Reader r{source, file, params, {}, false};
+  void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth,
+           bool inc = false) {
+    Reader r{source, file, params, {}, inc};
     Tok t;
-    while (next(r, t)) statement(r, t, depth);
+    const bool report = file == 0 && options_.progress;
+    for (std::uint64_t n = 0; next(r, t); ++n) {
+      statement(r, t, depth);
+      if (report && (n & 0x3FF) == 0) options_.progress(source.progress());
+    }
   }
 
   void finish() {
     Module& m = out_.module;
-    m.container.version = 6;
+    m.container.version = options_.root ? 9 : 6;
     order_tracks();
-    renumber_strings();
+    std::vector<Chunk> pack_run;  // root: PIDX, PROT, PACK
+    if (options_.root) pack_run = build_pack();
+    renumber_strings(pack_run);
     const auto count = static_cast<std::uint32_t>(m.strings.size());
     auto add = [&](std::uint32_t id, ChunkData data) { m.chunks.push_back(Chunk{id, 0, std::move(data), {}, false}); };
     // The reference writer's chunk order; STRS, INCL, TRAK and MESH always, the rest when used.
@@ -121,6 +137,7 @@ class Interpreter {
     add(chunk::TRAK, std::move(tracks_));
     add(chunk::MESH, std::move(shapes_));
     if (!lines_.records.empty()) add(chunk::LINE, std::move(lines_));
+    for (Chunk& c : pack_run) m.chunks.push_back(std::move(c));
     if (!models_.models.empty()) add(chunk::MODL, std::move(models_));
     if (!traction_.records.empty()) add(chunk::TRAC, std::move(traction_));
     if (!power_.records.empty()) add(chunk::PWRS, std::move(power_));
@@ -140,7 +157,7 @@ class Interpreter {
     std::uint32_t file;
     const std::vector<std::string>& params;
     Token raw;
-    bool substitute;
+    bool inc;  // root compile: an `.inc` file, which gives the root its models and nothing else
   };
 
   bool next(Reader& r, Tok& t) {
@@ -150,7 +167,12 @@ class Interpreter {
     t.text.assign(r.raw.text);
     t.original.assign(r.raw.original);
     t.at = SourceRef{r.file, r.raw.offset, r.raw.line, r.raw.column};
-    if (!r.params.empty() && t.kind != TokenKind::number) t.text = substitute(t.text, r.params);
+    t.substituted = false;
+    if (!r.params.empty() && t.kind != TokenKind::number && t.text.find("(p") != std::string::npos) {
+      std::string s = substitute(t.text, r.params);
+      t.substituted = s != t.text;
+      t.text = std::move(s);
+    }
     return true;
   }
 
@@ -191,12 +213,13 @@ class Interpreter {
     const std::string k = t.low();
     if (k == "include") return include(r, t, depth);
     if (k == "node") return node(r, t);
+    if (r.inc && skip_in_inc(r, k)) return;
     if (k == "origin") {
       std::vector<Tok> args;
       const auto v = take(r, 3, &args);
       // The first origin and rotate of a file placed by its includer's parameters (`(p2)`) tell
       // the runtime which parameters place it (PLAC).
-      if (!seen_origin_) {
+      if (!seen_origin_ && r.file == 0) {
         seen_origin_ = true;
         placement_.origin_x = param_number(args[0]);
         placement_.origin_y = param_number(args[1]);
@@ -213,7 +236,7 @@ class Interpreter {
     if (k == "rotate") {
       std::vector<Tok> args;
       const auto v = take(r, 3, &args);
-      if (!seen_rotate_) {
+      if (!seen_rotate_ && r.file == 0) {
         seen_rotate_ = true;
         placement_.rotation_y = param_number(args[1]);
       }
@@ -249,11 +272,7 @@ class Interpreter {
       next(r, file);
       return directive(t, {file});
     }
-    static const std::map<std::string, std::string_view> blocks = {
-        {"atmo", "endatmo"},       {"time", "endtime"},     {"camera", "endcamera"}, {"config", "endconfig"},
-        {"sky", "endsky"},         {"description", "enddescription"}, {"test", "endtest"}, {"light", "endlight"},
-        {"terrain", "endterrain"}, {"isolated", "endisolated"}, {"area", "endarea"}, {"assignment", "endassignment"}};
-    if (auto it = blocks.find(k); it != blocks.end()) {
+    if (auto it = kBlocks.find(k); it != kBlocks.end()) {
       bool ended = false;
       auto values = until(r, {it->second}, &ended);
       if (!ended) warn(t.at, fmt::format("{} without {}", t.text, it->second));
@@ -261,6 +280,19 @@ class Interpreter {
     }
     if (k == "editorterrain") return directive(t, {});
     warn(t.at, fmt::format("unexpected token '{}'", display_text(t.text)));
+  }
+
+  // Root compile: an `.inc`'s trainsets, events and directives are read past, not recorded.
+  bool skip_in_inc(Reader& r, const std::string& k) {
+    if (k == "trainset") return until(r, {"endtrainset"}), true;
+    if (k == "event") return until(r, {"endevent"}), true;
+    if (k == "firstinit" || k == "editorterrain") return true;
+    if (k == "lua") {
+      Tok file;
+      return next(r, file), true;
+    }
+    if (auto it = kBlocks.find(k); it != kBlocks.end()) return until(r, {it->second}), true;
+    return false;
   }
 
   // The reference writer groups tracks: rail (normal, then switches...), road, water, each in
@@ -284,7 +316,7 @@ class Interpreter {
 
   // The reference writer interns strings as it writes the chunks, so STRS holds them in chunk
   // order and, within a record, in field order: renumber what parsing interned on the way.
-  void renumber_strings() {
+  void renumber_strings(std::vector<Chunk>& pack_run) {
     StringTable old = std::move(out_.module.strings);
     out_.module.strings = StringTable();
     ids_.clear();
@@ -306,6 +338,28 @@ class Interpreter {
     for (Shape& r : shapes_.records) node(r.node), fix(r.material);
     for (Line& r : lines_.records) node(r.node);
     for (Model& r : models_.models) node(r.node), fix(r.model_file), fix(r.texture);
+    // The reference interns the .inc models' strings as it sorts them into sections: in PIDX
+    // order, file order within a section, name, mesh and skin of each.
+    for (std::size_t i : pack_order_) {
+      Model& r = pack_models_.models[i];
+      node(r.node), fix(r.model_file), fix(r.texture);
+    }
+    for (Chunk& c : pack_run) {
+      if (auto* prot = std::get_if<PrototypeList>(&c.data))
+        for (Prototype& p : prot->prototypes) node(p.node), fix(p.model_file), fix(p.texture), fix(p.resolved_texture);
+      if (auto* pack = std::get_if<PackChunk>(&c.data))
+        for (PackSection& s : pack->sections) {
+          for (Sid& id : s.meshes) fix(id);
+          for (Sid& id : s.textures) fix(id);
+          // Per sub-chunk: its solo records, then its inst records (v13 solo records hold list
+          // indices, not string ids, for the mesh and skin).
+          std::size_t solo = 0, inst = 0;
+          for (const SectionChunkEntry& e : s.chunks) {
+            for (std::uint32_t k = 0; k < e.solo && solo < s.solo.models.size(); ++k) node(s.solo.models[solo++].node);
+            for (std::uint32_t k = 0; k < e.inst && inst < s.inst.size(); ++k) fix(s.inst[inst++].name);
+          }
+        }
+    }
     for (Traction& r : traction_.records) node(r.node), fix(r.power_supply), fix(r.material_raw), fix(r.parallel);
     for (PowerSource& r : power_.records) node(r.node);
     for (MemCell& r : memcells_.records) node(r.node), fix(r.text), fix(r.track);
@@ -328,6 +382,63 @@ class Interpreter {
       for (Sid& t : r.targets) fix(t);
       for (KeyValue& kv : r.payload) fix(kv.key), fix(kv.value);
     }
+  }
+
+  // Root compile: the .inc models in their 1 km sections, in PIDX order (row, col) and file order
+  // within each, handed to eu7b's converter, which lays them out as the reference writer's
+  // version 9 does (format 6 sections, prototypes, cells; notes eu7b §5-§7).
+  std::vector<Chunk> build_pack() {
+    constexpr double kSection = 1000.0;
+    constexpr int kCentre = 250, kSide = 500;
+    auto cell = [&](float v) {
+      const double f = std::floor(static_cast<double>(v) / kSection + kCentre);
+      return static_cast<std::uint16_t>(!(f > 0) ? 0 : f >= kSide - 1 ? kSide - 1 : f);
+    };
+    std::map<std::pair<std::uint16_t, std::uint16_t>, std::vector<std::size_t>> sections;
+    for (std::size_t i = 0; i < pack_models_.models.size(); ++i) {
+      const Vec3f& at = pack_models_.models[i].location;
+      sections[{cell(at.z), cell(at.x)}].push_back(i);
+    }
+    Module flat;
+    flat.container.version = 7;
+    flat.strings = out_.module.strings;
+    std::vector<PidxEntry> pidx;
+    PackChunk pack;
+    pack.loaded = pack.decoded = true;
+    for (const auto& [key, models] : sections) {
+      pack_order_.insert(pack_order_.end(), models.begin(), models.end());
+      PackSection s;
+      s.offset = pidx.size();  // a placeholder: the writer lays the sections out
+      for (std::size_t i : models) {
+        Model mo = pack_models_.models[i];
+        const auto span = [](auto& to, const auto& from, Span32 sp) {
+          const Span32 out{static_cast<std::uint32_t>(to.size()), sp.count};
+          to.insert(to.end(), from.begin() + sp.first, from.begin() + sp.first + sp.count);
+          return out;
+        };
+        mo.lights = span(s.solo.light_states, pack_models_.light_states, mo.lights);
+        mo.colors = span(s.solo.light_colors, pack_models_.light_colors, mo.colors);
+        mo.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
+        mo.node.transform = kNoTransform;
+        s.solo.models.push_back(mo);
+      }
+      pidx.push_back({key.first, key.second, static_cast<std::uint32_t>(models.size()), s.offset});
+      pack.sections.push_back(std::move(s));
+    }
+    flat.chunks.push_back(Chunk{chunk::PIDX, 0, std::move(pidx), {}, false});
+    flat.chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
+    std::vector<std::string> losses;
+    auto built = convert_module(flat, {.version = 9, .pack_format = SectionFormat::v13, .keep_pack_format = false,
+                                       .allow_lossy = true, .losses = &losses});
+    for (std::string& loss : losses) warn(SourceRef{}, std::move(loss));
+    if (!built) {
+      warn(SourceRef{}, fmt::format("the PACK models could not be laid out: {}", built.error().describe()));
+      return {};
+    }
+    std::vector<Chunk> run;
+    for (Chunk& c : built->chunks)
+      if (c.id == chunk::PIDX || c.id == chunk::PROT || c.id == chunk::PACK) run.push_back(std::move(c));
+    return run;
   }
 
   void directive(const Tok& t, const std::vector<Tok>& values) {
@@ -385,6 +496,13 @@ class Interpreter {
       }
     }
     for (char& c : file) c = c == '\\' ? '/' : c;
+    // A root compile follows `.inc` files only (the others are modules of their own), and the
+    // includes inside an `.inc` belong to content the root does not keep.
+    const bool inc_file = iends_with(file, ".inc");
+    if (options_.root && r.inc) {
+      if (inc_file) follow(at, file, params, depth, true);
+      return;
+    }
     Include inc;
     inc.source_line = at.at.line ? at.at.line - 1 : 0;  // the reference counts lines from 0
     if (written.empty()) written = file;
@@ -396,6 +514,11 @@ class Interpreter {
     inc.site = context();
     includes_.push_back(std::move(inc));
     out_.where["includes"].push_back(at.at);
+    if (options_.root && !inc_file) return;
+    follow(at, file, params, depth, options_.root);
+  }
+
+  void follow(const Tok& at, const std::string& file, const std::vector<std::string>& params, std::uint32_t depth, bool inc) {
     if (!options_.assets) return;
     if (depth >= options_.max_depth) return warn(at.at, fmt::format("include {} nested deeper than {} files: not followed", file, options_.max_depth));
     if (out_.files.size() >= options_.max_files) return;
@@ -413,10 +536,14 @@ class Interpreter {
       auto twin = read_twin(bytes.value());
       if (!twin.ok()) return warn(at.at, fmt::format("include {}: {}", file, twin.error().describe()));
       TwinTokenSource child(twin.value());
-      run(child, index, params, depth + 1);
+      run(child, index, params, depth + 1, inc);
     } else {
       TextTokenSource child(bytes.value());
-      run(child, index, params, depth + 1);
+      run(child, index, params, depth + 1, inc);
+    }
+    if (options_.keep_inc_files && iends_with(file, ".inc")) {
+      if (!out_.inc_files) out_.inc_files = std::make_shared<MemoryAssets>();
+      out_.inc_files->add(candidates.front(), std::move(bytes).value());
     }
   }
 
@@ -496,9 +623,10 @@ class Interpreter {
       warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, it->second));
       return;
     }
+    if (options_.root && r.inc != (type == "model")) return;  // an .inc gives models; the root's own models go
     if (type == "track") track(h, b);
     else if (type == "traction") traction(h, b);
-    else if (type == "model") model(h, b);
+    else if (type == "model") model(h, b, r.inc ? pack_models_ : models_);
     else if (type.rfind("tri", 0) == 0) shape(h, b, type);
     else if (type.rfind("line", 0) == 0) line(h, b, type);
     else if (type == "memcell") memcell(h, b);
@@ -641,10 +769,13 @@ class Interpreter {
     out_.where["traction"].push_back(h[0].at);
   }
 
-  void model(const std::vector<Tok>& h, const std::vector<Tok>& b) {
+  void model(const std::vector<Tok>& h, const std::vector<Tok>& b, ModelList& into) {
     Model m;
     m.node = slim(h);
-    place_context(m.node, models_.transforms);
+    // The reference writer lower-cases a name that had a parameter put in it (the engine's
+    // parser does so for a consumer that wants lower case), and keeps other names as written.
+    if (options_.reference_writer && h[3].substituted && (m.node.flags & node_flag::name)) m.node.name = sid(lower(h[3].text));
+    place_context(m.node, into.transforms);
     m.terrain = h[2].num() < 0 ? 1 : 0;
     m.transition = 1;
     std::size_t i = 0;
@@ -656,8 +787,8 @@ class Interpreter {
     glm::dvec3 scale = state_.scale();
     m.model_file = i < b.size() ? sid(b[i++].spelled()) : kNoString;
     m.texture = i < b.size() ? sid(b[i++].spelled()) : kNoString;  // `none` is stored as written
-    const auto light_first = static_cast<std::uint32_t>(models_.light_states.size());
-    const auto color_first = static_cast<std::uint32_t>(models_.light_colors.size());
+    const auto light_first = static_cast<std::uint32_t>(into.light_states.size());
+    const auto color_first = static_cast<std::uint32_t>(into.light_colors.size());
     static const std::vector<std::string_view> keywords = {"lights", "lightcolors", "angles", "scale", "notransition", "endmodel"};
     while (i < b.size()) {
       // The engine lower-cases keywords; the reference writer does not (`Lights` is ignored).
@@ -667,18 +798,18 @@ class Interpreter {
       else if (k == "notransition") m.transition = 0;
       else if (k == "lights" || k == "lightcolors") {
         while (i < b.size() && index_of(keywords, b[i].low()) < 0) {
-          if (k == "lights") models_.light_states.push_back(static_cast<float>(b[i].num()));
-          else models_.light_colors.push_back(static_cast<std::uint32_t>(std::strtoul(b[i].spelled().c_str(), nullptr, 16)));
+          if (k == "lights") into.light_states.push_back(static_cast<float>(b[i].num()));
+          else into.light_colors.push_back(static_cast<std::uint32_t>(std::strtoul(b[i].spelled().c_str(), nullptr, 16)));
           ++i;
         }
       }
     }
-    m.lights = {light_first, static_cast<std::uint32_t>(models_.light_states.size()) - light_first};
-    m.colors = {color_first, static_cast<std::uint32_t>(models_.light_colors.size()) - color_first};
+    m.lights = {light_first, static_cast<std::uint32_t>(into.light_states.size()) - light_first};
+    m.colors = {color_first, static_cast<std::uint32_t>(into.light_colors.size()) - color_first};
     m.angles = v3(angles);
     m.scale = v3(scale);
-    models_.models.push_back(m);
-    out_.where["models"].push_back(h[0].at);
+    into.models.push_back(m);
+    if (&into != &pack_models_) out_.where["models"].push_back(h[0].at);
   }
 
   void shape(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
@@ -974,6 +1105,8 @@ class Interpreter {
   RecordList<Shape> shapes_;
   RecordList<Line> lines_;
   ModelList models_;
+  ModelList pack_models_;  // root compile: the models of .inc files, for PACK
+  std::vector<std::size_t> pack_order_;  // their indices in PIDX order
   RecordList<Traction> traction_;
   RecordList<PowerSource> power_;
   RecordList<MemCell> memcells_;

@@ -6,7 +6,9 @@
 // offset). Includes are followed through the asset resolver, with `(pN)` substituted; missing
 // ones are listed, never fatal.
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,9 @@ struct Interpreted {
   std::vector<Warning> warnings;
   std::vector<std::string> missing;  // includes not found
   std::uint64_t nodes = 0;
+  // The `.inc` files read (InterpretOptions::keep_inc_files), under the name they were asked
+  // for: what compiling the scenery as a root needs again after the dropped files are gone.
+  std::shared_ptr<MemoryAssets> inc_files;
 };
 
 struct InterpretOptions {
@@ -47,6 +52,14 @@ struct InterpretOptions {
   // Read as the reference EU7B writer does where it differs from the engine (compiling to EU7B):
   // keywords case-sensitive.
   bool reference_writer = false;
+  // Compile as the root of a tree bake (EU7B version 9; notes eu7b §10): the models of `.inc`
+  // includes, placed by their parameters, go to PIDX/PROT/PACK; the rest of an `.inc` is written
+  // nowhere, other includes stay INCL records, and the root's own models are dropped. Needs
+  // reference_writer and `assets` for the `.inc` files.
+  bool root = false;
+  bool keep_inc_files = false;
+  // Called every few thousand tokens with how far into the scenery's own file the reading is.
+  std::function<void(double)> progress;
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

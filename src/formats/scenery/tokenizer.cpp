@@ -4,18 +4,21 @@
 #include <cmath>
 #include <cstdlib>
 #include <algorithm>
+#include <limits>
+
+#include <fast_float/fast_float.h>
 
 namespace sceneria::scenery {
 
 TextTokenizer::TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptions options)
     : bytes_(bytes), options_(options) {
+  for (std::uint8_t c : {' ', '\t', '\r', '\n', ';'}) class_[c] = kDelimiter;
+  if (options_.legacy_comma) class_[static_cast<std::uint8_t>(',')] = kDelimiter;
+  class_[static_cast<std::uint8_t>('"')] = class_[static_cast<std::uint8_t>('/')] = kSpecial;
   // A UTF-8 BOM is not part of the first token (nor a token of its own).
   if (bytes_.size() >= 3 && bytes_[0] == 0xEF && bytes_[1] == 0xBB && bytes_[2] == 0xBF) at_ = line_start_ = 3;
 }
 
-bool TextTokenizer::delimiter(std::uint8_t c) const {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || (options_.legacy_comma && c == ',');
-}
 
 void TextTokenizer::advance(std::size_t n) {
   for (; n > 0 && at_ < bytes_.size(); --n) {
@@ -53,14 +56,20 @@ bool TextTokenizer::next(TextToken& out) {
   }
   if (at_ >= bytes_.size()) return false;
   std::size_t end = at_;
-  while (end < bytes_.size()) {
+  const std::size_t size = bytes_.size();
+  while (end < size) {
+    const std::uint8_t k = class_[bytes_[end]];
+    if (k == kOrdinary) {
+      ++end;
+      continue;
+    }
+    if (k == kDelimiter) break;
     const std::uint8_t c = bytes_[end];
-    if (delimiter(c)) break;
-    if (c == '"' || (c == '/' && end + 1 < bytes_.size() && (bytes_[end + 1] == '/' || bytes_[end + 1] == '*'))) {
+    if (c == '"' || (end + 1 < size && (bytes_[end + 1] == '/' || bytes_[end + 1] == '*'))) {
       end = std::size_t(-1);  // the slow path below handles quotes and comments
       break;
     }
-    ++end;
+    ++end;  // a lone '/'
   }
   if (end != std::size_t(-1)) {
     out.quoted = false;
@@ -117,25 +126,21 @@ bool TextTokenizer::next(TextToken& out) {
 
 bool parse_number(std::string_view token, double& value) {
   // from_chars (general) takes an optional '-', digits with one optional point, an optional
-  // exponent; nothing else, and no leading '+' or space. strtod takes more (hex, "inf", "+",
-  // spaces), so those are refused before it sees them.
+  // exponent; nothing else, and no leading '+' or space. fast_float is that from_chars, with one
+  // difference: it gives 0 or infinity where from_chars says "out of range" (and refuses the
+  // token), so those results are checked.
   if (token.empty() || token.size() > 512) return false;
-  bool digit = false;
-  for (std::size_t i = 0; i < token.size(); ++i) {
-    const char c = token[i];
-    if (c >= '0' && c <= '9') digit = true;
-    else if (c == '-' && (i == 0 || token[i - 1] == 'e' || token[i - 1] == 'E')) {}
-    else if (c == '+' && i > 0 && (token[i - 1] == 'e' || token[i - 1] == 'E')) {}
-    else if (c != '.' && c != 'e' && c != 'E') return false;
+  const char* end = token.data() + token.size();
+  if (token[0] == '+' || (token[0] == '-' && token.size() > 1 && token[1] == '+')) return false;  // fast_float 3.9 skips a leading '+'
+  double v = 0;
+  const auto r = fast_float::from_chars(token.data(), end, v);
+  if (r.ec != std::errc() || r.ptr != end) return false;
+  if (!std::isfinite(v)) return false;  // overflow (or "inf"/"nan" spelled out)
+  if (std::fabs(v) < std::numeric_limits<double>::min()) {
+    // Zero, or an underflow: only a mantissa of zeros is really zero.
+    for (const char* p = token.data(); p < end && *p != 'e' && *p != 'E'; ++p)
+      if (*p >= '1' && *p <= '9') return false;
   }
-  if (!digit) return false;
-  char buffer[520];
-  token.copy(buffer, token.size());
-  buffer[token.size()] = '\0';
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(buffer, &end);
-  if (end != buffer + token.size() || errno == ERANGE || !std::isfinite(v)) return false;
   value = v;
   return true;
 }

@@ -38,7 +38,10 @@ class TextTokenizer {
   std::uint64_t size() const { return bytes_.size(); }
 
  private:
-  bool delimiter(std::uint8_t c) const;
+  bool delimiter(std::uint8_t c) const { return class_[c] == kDelimiter; }
+  // Per byte: 0 ordinary, a delimiter, or one that may start a quote or a comment.
+  enum : std::uint8_t { kOrdinary = 0, kDelimiter = 1, kSpecial = 2 };
+  std::uint8_t class_[256] = {};
   void advance(std::size_t n = 1);
   void skip_line_comment();
   void skip_block_comment();

@@ -5,8 +5,9 @@
 namespace sceneria::scenery {
 
 EntryTag number_encoding(double v) {
-  double integral = 0;
-  if (std::modf(v, &integral) == 0.0 && v >= -9.007199254740992e15 && v <= 9.007199254740992e15) return EntryTag::int_number;
+  // A whole number within ±2^53 (the range checked first, so the cast is defined; NaN fails it).
+  if (v >= -9.007199254740992e15 && v <= 9.007199254740992e15 && static_cast<double>(static_cast<std::int64_t>(v)) == v)
+    return EntryTag::int_number;
   const float f = static_cast<float>(v);
   if (std::isfinite(f) && (static_cast<double>(f) == v || std::abs(static_cast<double>(f) - v) <= 1e-6 * std::abs(v))) return EntryTag::f32;
   return EntryTag::f64;

@@ -73,7 +73,8 @@ TEST(SceneryCompile, TextCompilesToTheReferenceModulesByteForByte) {
 
 // A scenery compiled as the root of a tree bake (version 9): the models of its `.inc` files go to
 // PIDX/PROT/PACK in format 6 sections. wrapinc_linia053.scn includes linia053-misja5.scm under
-// the name linia053-misja5.inc (samples README); TD.scn has no .inc, so its PACK run is empty.
+// the name linia053-misja5.inc (samples README); TD.scn has no .inc, so its PACK run is empty;
+// allnodes.scn has every kind of node.
 TEST(SceneryCompile, RootsCompileToTheReferenceVersion9Modules) {
   SCENERIA_REQUIRE_SAMPLES();
   const WriteOptions root{.params = {{"version", "9"}}};
@@ -104,6 +105,18 @@ TEST(SceneryCompile, RootsCompileToTheReferenceVersion9Modules) {
   ASSERT_EQ(dropped.size(), 2u);
   EXPECT_NE(dropped[0].find("'bud/#ZabrzegStacja.tga'"), std::string::npos) << dropped[0];
   EXPECT_NE(dropped[1].find("'pm/#red.tga'"), std::string::npos) << dropped[1];
+
+  // allnodes.scn: every node kind and directive the writer turns into a chunk, in the root, and
+  // models_small.inc placed twice with parameters into PACK.
+  {
+    MemoryAssets all;
+    all.add("models_small.inc", test::read_file(test::samples_dir() / "maszyna/allnodes/models_small.inc"));
+    auto scn = open_sample("maszyna/allnodes/allnodes.scn", &all);
+    ASSERT_TRUE(scn);
+    const auto bytes = find_format(scn->format_id())->writer_for("x.eu7")->write(*scn, root).value();
+    const auto expected = test::read_file(test::samples_dir() / "maszyna/allnodes/allnodes.v9-root.eu7");
+    EXPECT_TRUE(bytes == expected) << "allnodes.v9-root: " << first_difference(bytes, expected);
+  }
 
   // Without the .inc the root still compiles (INCL only, an empty PACK run) and says what is missing.
   auto alone = open_sample("maszyna/eu7/wrapinc_linia053.scn");

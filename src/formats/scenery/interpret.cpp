@@ -29,6 +29,7 @@ struct Tok {
   double num() const { return kind == TokenKind::number ? value : leading_number(text); }
   std::string low() const { return lower(text); }
   bool is(std::string_view word) const { return kind != TokenKind::number && iequals(text, word); }
+  bool starts(std::string_view prefix) const { return kind != TokenKind::number && istarts_with(text, prefix); }
   // How a number reads back as a name or a value ("1.435", "0"): the text's own spelling, or the
   // shortest form of the value for a twin.
   std::string spelled() const { return !text.empty() || kind != TokenKind::number ? text : fmt::format("{}", value); }
@@ -124,7 +125,7 @@ class Interpreter {
   void finish() {
     Module& m = out_.module;
     m.container.version = options_.root ? 9 : 6;
-    order_tracks();
+    order_records();
     std::vector<Chunk> pack_run;  // root: PIDX, PROT, PACK
     if (options_.root) pack_run = build_pack();
     renumber_strings(pack_run);
@@ -194,12 +195,13 @@ class Interpreter {
   Sid name_sid(const std::string& s) { return iequals(s, "none") ? kNoString : sid(s); }
 
   // Tokens up to (and with) one of the terminators, or the end of the file.
-  std::vector<Tok> until(Reader& r, std::initializer_list<std::string_view> ends, bool* ended = nullptr) {
+  // `prefix`: a token starting with a terminator ends it too (`endline_strip`, `endlines`).
+  std::vector<Tok> until(Reader& r, std::initializer_list<std::string_view> ends, bool* ended = nullptr, bool prefix = false) {
     std::vector<Tok> body;
     Tok t;
     while (next(r, t)) {
       for (std::string_view e : ends)
-        if (t.is(e)) {
+        if (prefix ? t.starts(e) : t.is(e)) {
           if (ended) *ended = true;
           return body;
         }
@@ -255,10 +257,12 @@ class Interpreter {
     }
     if (k == "group") {
       ++group_depth_;
+      groups_.push_back(++last_group_);  // numbered from 1 in the order they open
       return;
     }
     if (k == "endgroup") {
       if (group_depth_ > 0) --group_depth_;
+      if (!groups_.empty()) groups_.pop_back();
       return;
     }
     if (k == "trainset") return trainset(r, t);
@@ -295,23 +299,30 @@ class Interpreter {
     return false;
   }
 
-  // The reference writer groups tracks: rail (normal, then switches...), road, water, each in
-  // file order. Their source locations follow them.
-  void order_tracks() {
-    auto& where = out_.where["tracks"];
-    std::vector<std::size_t> order(tracks_.records.size());
+  // The reference writer groups records by kind, each group in file order: tracks as rail
+  // (switches after the rest), road, water; shapes as triangles, strips, fans; lines as lines,
+  // strips, loops. Their source locations follow them.
+  void order_records() {
+    order_by("tracks", tracks_.records, [](const Track& t) { return std::pair(t.category, t.type == 2); });
+    if (!options_.reference_writer) return;  // viewed, shapes and lines stay in file order
+    order_by("shapes", shapes_.records, [](const Shape& s) { return s.subtype; });
+    order_by("lines", lines_.records, [](const Line& l) { return l.subtype; });
+  }
+  template <class T, class Key>
+  void order_by(const std::string& list, std::vector<T>& records, Key key) {
+    auto& where = out_.where[list];
+    std::vector<std::size_t> order(records.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const auto key = [&](std::size_t i) { return std::pair(tracks_.records[i].category, tracks_.records[i].type); };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
-    std::vector<Track> tracks;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(records[a]) < key(records[b]); });
+    std::vector<T> sorted;
     std::vector<SourceRef> refs;
     for (std::size_t i : order) {
-      tracks.push_back(std::move(tracks_.records[i]));
+      sorted.push_back(std::move(records[i]));
       if (i < where.size()) refs.push_back(where[i]);
     }
-    tracks_.records = std::move(tracks);
+    records = std::move(sorted);
     where = std::move(refs);
-    if (where.empty()) out_.where.erase("tracks");
+    if (where.empty()) out_.where.erase(list);
   }
 
   // The reference writer interns strings as it writes the chunks, so STRS holds them in chunk
@@ -338,28 +349,6 @@ class Interpreter {
     for (Shape& r : shapes_.records) node(r.node), fix(r.material);
     for (Line& r : lines_.records) node(r.node);
     for (Model& r : models_.models) node(r.node), fix(r.model_file), fix(r.texture);
-    // The reference interns the .inc models' strings as it sorts them into sections: in PIDX
-    // order, file order within a section, name, mesh and skin of each.
-    for (std::size_t i : pack_order_) {
-      Model& r = pack_models_.models[i];
-      node(r.node), fix(r.model_file), fix(r.texture);
-    }
-    for (Chunk& c : pack_run) {
-      if (auto* prot = std::get_if<PrototypeList>(&c.data))
-        for (Prototype& p : prot->prototypes) node(p.node), fix(p.model_file), fix(p.texture), fix(p.resolved_texture);
-      if (auto* pack = std::get_if<PackChunk>(&c.data))
-        for (PackSection& s : pack->sections) {
-          for (Sid& id : s.meshes) fix(id);
-          for (Sid& id : s.textures) fix(id);
-          // Per sub-chunk: its solo records, then its inst records (v13 solo records hold list
-          // indices, not string ids, for the mesh and skin).
-          std::size_t solo = 0, inst = 0;
-          for (const SectionChunkEntry& e : s.chunks) {
-            for (std::uint32_t k = 0; k < e.solo && solo < s.solo.models.size(); ++k) node(s.solo.models[solo++].node);
-            for (std::uint32_t k = 0; k < e.inst && inst < s.inst.size(); ++k) fix(s.inst[inst++].name);
-          }
-        }
-    }
     for (Traction& r : traction_.records) node(r.node), fix(r.power_supply), fix(r.material_raw), fix(r.parallel);
     for (PowerSource& r : power_.records) node(r.node);
     for (MemCell& r : memcells_.records) node(r.node), fix(r.text), fix(r.track);
@@ -381,6 +370,28 @@ class Interpreter {
       fix(r.name);
       for (Sid& t : r.targets) fix(t);
       for (KeyValue& kv : r.payload) fix(kv.key), fix(kv.value);
+    }
+    // The .inc models' strings come last (the reference gathers them after the root's own
+    // chunks): in PIDX order, file order within a section, name, mesh and skin of each.
+    for (std::size_t i : pack_order_) {
+      Model& r = pack_models_.models[i];
+      node(r.node), fix(r.model_file), fix(r.texture);
+    }
+    for (Chunk& c : pack_run) {
+      if (auto* prot = std::get_if<PrototypeList>(&c.data))
+        for (Prototype& p : prot->prototypes) node(p.node), fix(p.model_file), fix(p.texture), fix(p.resolved_texture);
+      if (auto* pack = std::get_if<PackChunk>(&c.data))
+        for (PackSection& s : pack->sections) {
+          for (Sid& id : s.meshes) fix(id);
+          for (Sid& id : s.textures) fix(id);
+          // Per sub-chunk: its solo records, then its inst records (v13 solo records hold list
+          // indices, not string ids, for the mesh and skin).
+          std::size_t solo = 0, inst = 0;
+          for (const SectionChunkEntry& e : s.chunks) {
+            for (std::uint32_t k = 0; k < e.solo && solo < s.solo.models.size(); ++k) node(s.solo.models[solo++].node);
+            for (std::uint32_t k = 0; k < e.inst && inst < s.inst.size(); ++k) fix(s.inst[inst++].name);
+          }
+        }
     }
   }
 
@@ -562,6 +573,10 @@ class Interpreter {
       n.flags |= node_flag::range_min;
       n.range_sq_min = static_cast<float>(rmin * rmin);
     }
+    if (!groups_.empty()) {  // the innermost open group
+      n.flags |= node_flag::group;
+      n.group = groups_.back();
+    }
     return n;
   }
 
@@ -617,8 +632,11 @@ class Interpreter {
     }
     bool ended = false;
     std::vector<Tok> b;
+    // Shapes and lines end at any `endtri…` / `endline…` (`endtriangles`, `endline_strip`), and a
+    // launcher at `end` or `endeventlauncher`, as the reference writer reads them.
     if (type.rfind("tri", 0) == 0) b = shape_body(r, &ended);
-    else b = until(r, {it->second}, &ended);
+    else if (type == "eventlauncher") b = until(r, {"end", "endeventlauncher"}, &ended);
+    else b = until(r, {it->second}, &ended, type.rfind("line", 0) == 0);
     if (!ended) {  // cut off by the end of the file: the reference writer drops it too
       warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, it->second));
       return;
@@ -646,7 +664,7 @@ class Interpreter {
     while (next(r, t)) {
       if (t.is("material")) material = true;
       if (t.is("endmaterial")) material = false;
-      if (!material && t.is("endtri")) {
+      if (!material && t.starts("endtri")) {
         *ended = true;
         break;
       }
@@ -682,6 +700,8 @@ class Interpreter {
     tr.category = 1;
     if (k == "road") tr.type = 1, tr.category = 2;
     if (k == "river") tr.type = 0, tr.category = 4;  // as the reference writer stores it
+    if (k == "cross") tr.category = 2;                 // a road crossing
+    if (k == "tributary") tr.category = 4;
     tr.length = static_cast<float>(num());
     tr.width = static_cast<float>(num());
     tr.friction = static_cast<float>(num());
@@ -704,7 +724,7 @@ class Interpreter {
       tr.visibility.tex_slope = static_cast<float>(num());
     }
     const glm::dvec3 o = state_.origin();
-    const int paths = tr.type == 2 || tr.type == 4 || tr.type == 5 ? 2 : 1;
+    const int paths = tr.type == 2 || tr.type == 4 ? 2 : 1;  // switch and cross
     for (int p = 0; p < paths; ++p) {
       TrackPath path;
       path.p1 = v3(glm::dvec3{num(), num(), num()} + o);
@@ -727,9 +747,12 @@ class Interpreter {
       if (double v; (code == 7 || code == 9 || code == 10 || code == 17 || code == 18) && parse_number(value, v)) value = fmt::format("{}", v);
       if (code == 16)  // sleepermodel: freq model skin ox oy oz ballastz
         for (int n = 0; n < 6 && i < b.size(); ++n) value += " " + b[i++].spelled();
+      if (options_.reference_writer && (code == 17 || code == 18)) continue;  // angle1/angle2: the reference writer keeps neither
       tail.value = sid(value);
       tr.tails.push_back(tail);
     }
+    // The reference writer stores the keywords in their code order (custom ones last).
+    std::stable_sort(tr.tails.begin(), tr.tails.end(), [](const TrackTail& a, const TrackTail& b) { return a.code < b.code; });
     tracks_.records.push_back(std::move(tr));
     out_.where["tracks"].push_back(h[0].at);
   }
@@ -760,7 +783,7 @@ class Interpreter {
     w.segment_length = static_cast<float>(num());
     w.wire_count = static_cast<std::int32_t>(num());
     w.wire_offset = static_cast<float>(num());
-    if (i < b.size()) ++i;  // vis | unvis
+    if (i < b.size() && b[i++].is("unvis")) w.node.flags |= node_flag::not_visible;
     if (i + 1 < b.size() && b[i].is("parallel")) {
       w.has_parallel = 1;
       w.parallel = sid(b[i + 1].spelled());
@@ -823,8 +846,10 @@ class Interpreter {
       ++i;
       while (i < b.size() && !b[i].is("endmaterial")) {
         const std::string k = b[i++].low();
-        std::array<float, 4>* target = k == "ambient:" ? &s.lighting.ambient : k == "diffuse:" ? &s.lighting.diffuse
-                                     : k == "specular:" ? &s.lighting.specular : nullptr;
+        // `ambient:` or `ambient`: both spellings are in real files.
+        const std::string_view label = !k.empty() && k.back() == ':' ? std::string_view(k).substr(0, k.size() - 1) : std::string_view(k);
+        std::array<float, 4>* target = label == "ambient" ? &s.lighting.ambient : label == "diffuse" ? &s.lighting.diffuse
+                                     : label == "specular" ? &s.lighting.specular : nullptr;
         if (!target) continue;
         for (int c = 0; c < 3 && i < b.size(); ++c) (*target)[static_cast<std::size_t>(c)] = static_cast<float>(b[i++].num() / 255.0);
       }
@@ -862,7 +887,9 @@ class Interpreter {
       pv.uv[0] = half(static_cast<float>(v[6]));
       pv.uv[1] = half(static_cast<float>(v[7]));
       vertices.push_back(pv);
-      if (i < b.size()) ++i;  // the separator (`end`)
+      // The separator (`end`): the engine takes one token of any spelling; the reference writer
+      // only a word, so a vertex written without its `end` keeps the next vertex whole.
+      if (i < b.size() && (!options_.reference_writer || !b[i].number())) ++i;
     }
     // Strips and fans become triangle lists (B4); degenerate triangles (no area to speak of) are
     // dropped, from plain triangle lists too, as the reference writer does.
@@ -918,7 +945,18 @@ class Interpreter {
     l.lighting.diffuse = {static_cast<float>(r / 255.0), static_cast<float>(g / 255.0), static_cast<float>(bl / 255.0), 1.0f};
     l.width = static_cast<float>(std::min(num(), 30.0));
     const glm::dvec3 o = state_.origin();
-    while (i + 3 <= b.size()) l.vertices.push_back(v3(turn({num(), num(), num()}) + o));
+    std::vector<glm::dvec3> points;
+    while (i + 3 <= b.size()) points.push_back(turn({num(), num(), num()}) + o);
+    // Stored as segments: a strip's points joined in turn, a loop's closed back to its first.
+    std::vector<glm::dvec3> segments;
+    if (l.subtype == 0) {
+      segments = std::move(points);
+    } else {
+      for (std::size_t k = 1; k < points.size(); ++k) segments.insert(segments.end(), {points[k - 1], points[k]});
+      if (l.subtype == 2 && points.size() > 2) segments.insert(segments.end(), {points.back(), points.front()});
+    }
+    for (const glm::dvec3& p : segments) l.vertices.push_back(v3(p));
+    bound(l.node, segments);
     lines_.records.push_back(std::move(l));
     out_.where["lines"].push_back(h[0].at);
   }
@@ -944,20 +982,35 @@ class Interpreter {
     auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
     l.location = v3(place({num(), num(), num()}));
     const double radius = num();
-    l.radius_sq = static_cast<float>(radius > 0 ? radius * radius : radius);
+    l.radius_sq = static_cast<float>(radius > 0 ? radius * radius : 0.0);  // unlimited as 0
     l.activation_key_raw = i < b.size() ? sid(b[i++].spelled()) : kNoString;
-    l.delta_time = static_cast<float>(num());
+    // As EvLaunch.cpp reads it: a positive time is hhmm once a day, a negative one a period.
+    const double delta = num();
+    l.hour = l.minute = -1;
+    if (delta > 0) {
+      l.minute = static_cast<std::int32_t>(delta) % 100;
+      l.hour = (static_cast<std::int32_t>(delta) - l.minute) / 100;
+    }
+    l.delta_time = static_cast<float>(delta < 0 ? -delta : 0.0);
     l.event1 = i < b.size() ? name_sid(b[i++].spelled()) : kNoString;
-    if (i < b.size() && !b[i].is("condition") && !b[i].is("traintriggered")) l.event2 = name_sid(b[i++].spelled());
+    l.event2 = sid("none");
+    if (i < b.size() && !b[i].is("condition") && !b[i].is("traintriggered")) l.event2 = sid(b[i++].spelled());
     while (i < b.size()) {
       const std::string k = b[i++].low();
       if (k == "traintriggered") l.train_triggered = 1;
       if (k == "condition" && i + 3 <= b.size()) {
         l.has_condition = 1;
         l.memcell = sid(b[i++].spelled());
-        l.compare_text = sid(b[i++].spelled());
-        l.compare_value1 = static_cast<float>(b[i++].num());
-        if (i < b.size()) l.compare_value2 = static_cast<float>(b[i++].num());
+        const std::string text = b[i++].spelled();
+        l.compare_text = sid(text);
+        // `*` leaves a field out of the comparison (EvLaunch.cpp: text 1, value 1 2, value 2 4).
+        if (text != "*") l.check_mask |= 1;
+        if (!b[i].is("*")) l.check_mask |= 2, l.compare_value1 = static_cast<float>(b[i].num());
+        ++i;
+        if (i < b.size()) {
+          if (!b[i].is("*")) l.check_mask |= 4, l.compare_value2 = static_cast<float>(b[i].num());
+          ++i;
+        }
       }
     }
     launchers_.records.push_back(l);
@@ -986,7 +1039,8 @@ class Interpreter {
     p.nominal_voltage = static_cast<float>(num());
     p.frequency = static_cast<float>(num());
     p.internal_resistance_legacy = static_cast<float>(num());
-    p.internal_resistance = p.internal_resistance_legacy;
+    // The engine takes a resistance under 0.1 Ω for a mistake and uses 0.2 Ω (TractionPower.cpp).
+    p.internal_resistance = p.internal_resistance_legacy < 0.1f ? 0.2f : p.internal_resistance_legacy;
     p.max_output_current = static_cast<float>(num());
     p.fast_fuse_timeout = static_cast<float>(num());
     p.fast_fuse_repetition = static_cast<float>(num());
@@ -1018,12 +1072,15 @@ class Interpreter {
       d.coupling = static_cast<std::int32_t>(leading_number(coupling));
       if (auto dot = coupling.find('.'); dot != std::string::npos) d.coupling_params = sid(coupling.substr(dot + 1));
       d.track = in->track;
+      d.velocity = in->velocity;  // a trainset's vehicles run at its speed
     } else {
       d.velocity = static_cast<float>(num());
+      d.coupling = 3;  // a loose vehicle: both couplers free
+      d.coupling_raw = sid("3");
     }
     d.load_count = static_cast<std::int32_t>(num());
     if (d.load_count > 0 && i < b.size()) d.load_type = sid(text());
-    if (i + 1 < b.size() && b[i].is("destination")) {
+    if (i + 1 < b.size() && (b[i].is("destination") || b[i].is("dest"))) {
       ++i;
       d.has_destination = 1;
       d.destination = sid(text());
@@ -1059,6 +1116,7 @@ class Interpreter {
       const auto b = until(r, {"enddynamic"}, &ended);
       if (h[4].is("dynamic")) dynamic(h, b, &ts);
     }
+    if (ts.vehicles.empty()) ts.driver_index = UINT32_MAX;  // nobody to drive
     trainsets_.push_back(std::move(ts));
     out_.where["trainsets"].push_back(at.at);
   }
@@ -1089,6 +1147,7 @@ class Interpreter {
       const std::string k = b[i].low();
       if (k == "randomdelay" && i + 1 < b.size()) e.delay_random = static_cast<float>(b[i + 1].num()), i += 2;
       else if (k == "departuredelay" && i + 1 < b.size()) e.delay_departure = static_cast<float>(b[i + 1].num()), i += 2;
+      else if (k == "passive") e.passive = 1, ++i;
       else e.payload.push_back({sid(b[i++].spelled()), kNoString});
     }
     if (istarts_with(lower(out_.module.strings[e.name]), "none_")) e.ignored = 1;
@@ -1118,6 +1177,8 @@ class Interpreter {
   std::uint32_t first_init_ = 0;
   Placement placement_;
   std::uint32_t group_depth_ = 0;
+  std::vector<std::uint32_t> groups_;  // the open groups' numbers
+  std::uint32_t last_group_ = 0;
   bool seen_origin_ = false, seen_rotate_ = false;
 };
 

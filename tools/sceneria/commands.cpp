@@ -148,6 +148,16 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
   return write_bytes(output, {text.begin(), text.end()}, err) ? 0 : 1;
 }
 
+// Writes a file, then reads it back: the summary line comes from the file, not from our intentions.
+int write_and_describe(const std::string& out_path, std::vector<std::uint8_t> bytes, std::ostream& out, std::ostream& err) {
+  if (!write_bytes(out_path, bytes, err)) return 1;
+  MemorySource written(std::move(bytes), out_path);
+  auto check = open_document(written);
+  if (!check) return fail(err, out_path, check.error());
+  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
+  return 0;
+}
+
 // A bar for what takes long, on standard error: when that is a terminal, or when asked for
 // (`--progress`); never in logs by default.
 class ProgressBar {
@@ -209,13 +219,7 @@ int convert(const std::string& in_path, const std::string& out_path, const std::
   bar.reset();  // the bar's line ends before any warning
   if (!bytes) return fail(err, in_path, bytes.error());
   for (const auto& loss : losses) err << "warning: " << loss << '\n';
-  if (!write_bytes(out_path, *bytes, err)) return 1;
-  // Read back what was written: the summary line comes from the file, not from our intentions.
-  MemorySource written(std::move(bytes).value(), out_path);
-  auto check = open_document(written);
-  if (!check) return fail(err, out_path, check.error());
-  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
-  return 0;
+  return write_and_describe(out_path, std::move(bytes).value(), out, err);
 }
 
 // The file system side of a bake: paths relative to the scenery root, matched without case (as
@@ -294,12 +298,7 @@ int generate(const std::string& format_id, const GenerateOptions& options, const
   }
   auto bytes = format->generate(options);
   if (!bytes) return fail(err, out_path, bytes.error());
-  if (!write_bytes(out_path, *bytes, err)) return 1;
-  MemorySource written(std::move(bytes).value(), out_path);
-  auto check = open_document(written);
-  if (!check) return fail(err, out_path, check.error());
-  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
-  return 0;
+  return write_and_describe(out_path, std::move(bytes).value(), out, err);
 }
 
 }  // namespace

@@ -36,15 +36,6 @@ constexpr NodeRule kRules[] = {
     {"dynamic", "enddynamic", false, false},
 };
 
-// FNV-1a: scenery words are short, where std::hash's block hash costs more than it spreads.
-struct ShortStringHash {
-  std::size_t operator()(std::string_view s) const noexcept {
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return static_cast<std::size_t>(h ^ (h >> 32));
-  }
-};
-
 // Writes the twin's bytes as the tokens come: entries outside nodes straight into the entry
 // stream, a node's entries into its body until the node closes (its marker needs the body's
 // length first). Strings are interned once, looked up without allocating.

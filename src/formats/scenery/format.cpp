@@ -73,14 +73,14 @@ class SceneryDocument final : public Document {
   std::vector<ListInfo> lists() const override {
     std::vector<ListInfo> out = browser_.lists();
     std::erase_if(out, [](const ListInfo& l) { return l.id == "strings"; });  // the module's, not the file's
-    if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size()});
+    if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size(), true, {}});
     // The outliner's groups: a list's records by the file they came from, once includes were
     // read (a file included twice is one group, named by its first reading).
     if (in_.files.size() > 1)
       for (ListInfo& l : out)
         if (auto it = in_.where.find(l.id); it != in_.where.end()) {
           std::vector<std::uint64_t> per_file(in_.files.size());
-          for (const SourceRef& at : it->second) ++per_file[first_reading(at.file)];
+          for (const SourceRef& at : it->second) ++per_file[static_cast<std::size_t>(first_reading(at.file))];
           for (std::size_t f = 0; f < per_file.size(); ++f)
             if (per_file[f]) l.groups.push_back({f, in_.files[f], per_file[f]});
         }
@@ -94,13 +94,13 @@ class SceneryDocument final : public Document {
     auto cached = groups_.find(key);
     if (cached == groups_.end()) {
       std::vector<std::uint64_t> members;
-      for (std::uint64_t i = 0; i < it->second.size(); ++i)
+      for (std::size_t i = 0; i < it->second.size(); ++i)
         if (first_reading(it->second[i].file) == group) members.push_back(i);
       cached = groups_.emplace(key, std::move(members)).first;
     }
     auto out = ojson::array();
     for (std::uint64_t k = first; k < cached->second.size() && k < first + count; ++k)
-      for (auto& row : rows(list, cached->second[k], 1)) out.push_back(std::move(row));
+      for (auto& row : rows(list, cached->second[static_cast<std::size_t>(k)], 1)) out.push_back(std::move(row));
     return out;
   }
 
@@ -223,11 +223,19 @@ Result<std::vector<std::uint8_t>> read_all(ByteSource& source) {
   return source.read_vector(0, source.size());
 }
 
+// Read as the engine reads it, includes followed; the .inc files kept for a later root compile.
+InterpretOptions viewing(const OpenOptions& options) {
+  InterpretOptions o;
+  o.assets = options.assets;
+  o.keep_inc_files = true;
+  return o;
+}
+
 Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOptions& options) {
   auto bytes = read_all(source);
   if (!bytes) return bytes.error();
   TextTokenSource tokens(*bytes);
-  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets, .keep_inc_files = true});
+  Interpreted in = interpret(tokens, source.name(), viewing(options));
   return std::unique_ptr<Document>(new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, std::move(in)));
 }
 
@@ -237,7 +245,7 @@ Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOption
   auto twin = read_twin(*bytes);
   if (!twin) return twin.error();
   TwinTokenSource tokens(*twin);
-  Interpreted in = interpret(tokens, source.name(), {.assets = options.assets, .keep_inc_files = true});
+  Interpreted in = interpret(tokens, source.name(), viewing(options));
   return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), std::move(in)));
 }
 
@@ -277,7 +285,11 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   NoAssets none;  // a root whose .inc files were not found still lists them
   AssetResolver* kept = &none;
   if (s->interpreted().inc_files) kept = s->interpreted().inc_files.get();
-  const InterpretOptions how{.assets = root ? kept : nullptr, .reference_writer = true, .root = root, .progress = options.progress};
+  InterpretOptions how;
+  how.assets = root ? kept : nullptr;
+  how.reference_writer = true;
+  how.root = root;
+  how.progress = options.progress;
   Interpreted compiled;
   if (s->twin()) {
     TwinTokenSource tokens(*s->twin());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 
@@ -33,6 +34,18 @@ struct Tok {
   // How a number reads back as a name or a value ("1.435", "0"): the text's own spelling, or the
   // shortest form of the value for a twin.
   std::string spelled() const { return !text.empty() || kind != TokenKind::number ? text : fmt::format("{}", value); }
+};
+
+// A node body read field by field, in order; a field past the end reads as 0 or empty.
+struct Fields {
+  const std::vector<Tok>& b;
+  std::size_t i = 0;
+  bool more() const { return i < b.size(); }
+  const Tok* peek() const { return i < b.size() ? &b[i] : nullptr; }
+  const Tok* next() { return i < b.size() ? &b[i++] : nullptr; }
+  double num() { return i < b.size() ? b[i++].num() : 0.0; }
+  float f32() { return static_cast<float>(num()); }
+  std::string text() { return i < b.size() ? b[i++].spelled() : std::string(); }
 };
 
 // `(pN)` anywhere in a token → parameter N (1-based); missing or bad → `none` (notes B2).
@@ -166,7 +179,8 @@ class Interpreter {
     t.kind = r.raw.kind;
     t.value = r.raw.value;
     t.text.assign(r.raw.text);
-    t.original.assign(r.raw.original);
+    if (r.raw.in_include) t.original.assign(r.raw.original);  // only an include's file name needs it
+    else t.original.clear();
     t.at = SourceRef{r.file, r.raw.offset, r.raw.line, r.raw.column};
     t.substituted = false;
     if (!r.params.empty() && t.kind != TokenKind::number && t.text.find("(p") != std::string::npos) {
@@ -188,9 +202,12 @@ class Interpreter {
   }
 
   Sid sid(std::string_view s) {
-    auto [it, inserted] = ids_.try_emplace(std::string(s), static_cast<Sid>(out_.module.strings.size()));
-    if (inserted) out_.module.strings.push_back(s);
-    return it->second;
+    if (auto it = ids_.find(s); it != ids_.end()) return it->second;
+    const auto id = static_cast<Sid>(out_.module.strings.size());
+    out_.module.strings.push_back(s);
+    id_text_.emplace_back(s);  // a deque: the views in ids_ stay valid
+    ids_.emplace(id_text_.back(), id);
+    return id;
   }
   Sid name_sid(const std::string& s) { return iequals(s, "none") ? kNoString : sid(s); }
 
@@ -331,6 +348,7 @@ class Interpreter {
     StringTable old = std::move(out_.module.strings);
     out_.module.strings = StringTable();
     ids_.clear();
+    id_text_.clear();
     auto fix = [&](Sid& s) {
       if (s != kNoString && s < old.size()) s = sid(old[s]);
     };
@@ -558,6 +576,24 @@ class Interpreter {
     }
   }
 
+  // A record of a node kind: its slim node from the header, placed in `list`'s transform pool;
+  // add() keeps it with where its node starts.
+  template <class T>
+  T start(const std::vector<Tok>& h, RecordList<T>& list) {
+    T r;
+    r.node = slim(h);
+    place_context(r.node, list.transforms);
+    return r;
+  }
+  template <class T>
+  void add(RecordList<T>& list, T&& r, const char* id, const std::vector<Tok>& h) {
+    list.records.push_back(std::move(r));
+    out_.where[id].push_back(h[0].at);
+  }
+
+  // x y z, read in that order (a braced list is evaluated left to right).
+  static glm::dvec3 position(Fields& f) { return glm::dvec3{f.num(), f.num(), f.num()}; }
+
   SlimNode slim(const std::vector<Tok>& h) {
     SlimNode n;
     const double rmax = h[1].num(), rmin = h[2].num();
@@ -688,9 +724,7 @@ class Interpreter {
   }
 
   void track(const std::vector<Tok>& h, const std::vector<Tok>& b) {
-    Track tr;
-    tr.node = slim(h);
-    place_context(tr.node, tracks_.transforms);
+    Track tr = start(h, tracks_);
     std::size_t i = 0;
     auto word = [&]() -> const Tok* { return i < b.size() ? &b[i++] : nullptr; };
     auto num = [&]() { const Tok* t = word(); return t ? t->num() : 0.0; };
@@ -752,15 +786,12 @@ class Interpreter {
       tr.tails.push_back(tail);
     }
     // The reference writer stores the keywords in their code order (custom ones last).
-    std::stable_sort(tr.tails.begin(), tr.tails.end(), [](const TrackTail& a, const TrackTail& b) { return a.code < b.code; });
-    tracks_.records.push_back(std::move(tr));
-    out_.where["tracks"].push_back(h[0].at);
+    std::stable_sort(tr.tails.begin(), tr.tails.end(), [](const TrackTail& x, const TrackTail& y) { return x.code < y.code; });
+    add(tracks_, std::move(tr), "tracks", h);
   }
 
   void traction(const std::vector<Tok>& h, const std::vector<Tok>& b) {
-    Traction w;
-    w.node = slim(h);
-    place_context(w.node, traction_.transforms);
+    Traction w = start(h, traction_);
     std::size_t i = 0;
     auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
     auto text = [&]() { return i < b.size() ? b[i++].spelled() : std::string(); };
@@ -788,8 +819,7 @@ class Interpreter {
       w.has_parallel = 1;
       w.parallel = sid(b[i + 1].spelled());
     }
-    traction_.records.push_back(w);
-    out_.where["traction"].push_back(h[0].at);
+    add(traction_, std::move(w), "traction", h);
   }
 
   void model(const std::vector<Tok>& h, const std::vector<Tok>& b, ModelList& into) {
@@ -836,10 +866,8 @@ class Interpreter {
   }
 
   void shape(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
-    Shape s;
+    Shape s = start(h, shapes_);
     s.subtype = static_cast<std::uint8_t>(type == "triangles" ? 0 : type == "triangle_strip" ? 1 : 2);
-    s.node = slim(h);
-    place_context(s.node, shapes_.transforms);
     std::size_t i = 0;
     if (i < b.size() && b[i].is("material")) {
       s.has_lighting = 1;
@@ -916,8 +944,7 @@ class Interpreter {
     }
     exact = std::move(kept);
     bound(s.node, exact);
-    shapes_.records.push_back(std::move(s));
-    out_.where["shapes"].push_back(h[0].at);
+    add(shapes_, std::move(s), "shapes", h);
   }
 
   void bound(SlimNode& node, const std::vector<glm::dvec3>& v) {
@@ -934,10 +961,8 @@ class Interpreter {
   }
 
   void line(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
-    Line l;
+    Line l = start(h, lines_);
     l.subtype = static_cast<std::uint8_t>(type == "lines" ? 0 : type == "line_strip" ? 1 : 2);
-    l.node = slim(h);
-    place_context(l.node, lines_.transforms);
     std::size_t i = 0;
     auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
     l.has_lighting = 1;
@@ -957,106 +982,84 @@ class Interpreter {
     }
     for (const glm::dvec3& p : segments) l.vertices.push_back(v3(p));
     bound(l.node, segments);
-    lines_.records.push_back(std::move(l));
-    out_.where["lines"].push_back(h[0].at);
+    add(lines_, std::move(l), "lines", h);
   }
 
   void memcell(const std::vector<Tok>& h, const std::vector<Tok>& b) {
-    MemCell c;
-    c.node = slim(h);
-    place_context(c.node, memcells_.transforms);
-    std::size_t i = 3;  // x y z are not stored (the reference writer drops them)
-    c.text = i < b.size() ? sid(b[i++].spelled()) : kNoString;
-    c.value1 = i < b.size() ? static_cast<float>(b[i++].num()) : 0.0f;
-    c.value2 = i < b.size() ? static_cast<float>(b[i++].num()) : 0.0f;
-    c.track = i < b.size() ? name_sid(b[i++].spelled()) : kNoString;
-    memcells_.records.push_back(c);
-    out_.where["memcells"].push_back(h[0].at);
+    MemCell c = start(h, memcells_);
+    Fields f{b, 3};  // x y z are not stored (the reference writer drops them)
+    c.text = f.more() ? sid(f.text()) : kNoString;
+    c.value1 = f.f32();
+    c.value2 = f.f32();
+    c.track = f.more() ? name_sid(f.text()) : kNoString;
+    add(memcells_, std::move(c), "memcells", h);
   }
 
   void launcher(const std::vector<Tok>& h, const std::vector<Tok>& b) {
-    EventLauncher l;
-    l.node = slim(h);
-    place_context(l.node, launchers_.transforms);
-    std::size_t i = 0;
-    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
-    l.location = v3(place({num(), num(), num()}));
-    const double radius = num();
+    EventLauncher l = start(h, launchers_);
+    Fields f{b};
+    l.location = v3(place(position(f)));
+    const double radius = f.num();
     l.radius_sq = static_cast<float>(radius > 0 ? radius * radius : 0.0);  // unlimited as 0
-    l.activation_key_raw = i < b.size() ? sid(b[i++].spelled()) : kNoString;
+    l.activation_key_raw = f.more() ? sid(f.text()) : kNoString;
     // As EvLaunch.cpp reads it: a positive time is hhmm once a day, a negative one a period.
-    const double delta = num();
+    const double delta = f.num();
     l.hour = l.minute = -1;
     if (delta > 0) {
       l.minute = static_cast<std::int32_t>(delta) % 100;
       l.hour = (static_cast<std::int32_t>(delta) - l.minute) / 100;
     }
     l.delta_time = static_cast<float>(delta < 0 ? -delta : 0.0);
-    l.event1 = i < b.size() ? name_sid(b[i++].spelled()) : kNoString;
+    l.event1 = f.more() ? name_sid(f.text()) : kNoString;
     l.event2 = sid("none");
-    if (i < b.size() && !b[i].is("condition") && !b[i].is("traintriggered")) l.event2 = sid(b[i++].spelled());
-    while (i < b.size()) {
-      const std::string k = b[i++].low();
+    if (const Tok* t = f.peek(); t && !t->is("condition") && !t->is("traintriggered")) l.event2 = sid(f.text());
+    while (f.more()) {
+      const std::string k = f.next()->low();
       if (k == "traintriggered") l.train_triggered = 1;
-      if (k == "condition" && i + 3 <= b.size()) {
+      if (k == "condition" && f.i + 3 <= b.size()) {
         l.has_condition = 1;
-        l.memcell = sid(b[i++].spelled());
-        const std::string text = b[i++].spelled();
+        l.memcell = sid(f.text());
+        const std::string text = f.text();
         l.compare_text = sid(text);
         // `*` leaves a field out of the comparison (EvLaunch.cpp: text 1, value 1 2, value 2 4).
         if (text != "*") l.check_mask |= 1;
-        if (!b[i].is("*")) l.check_mask |= 2, l.compare_value1 = static_cast<float>(b[i].num());
-        ++i;
-        if (i < b.size()) {
-          if (!b[i].is("*")) l.check_mask |= 4, l.compare_value2 = static_cast<float>(b[i].num());
-          ++i;
-        }
+        for (auto [bit, value] : {std::pair{2, &l.compare_value1}, std::pair{4, &l.compare_value2}})
+          if (const Tok* v = f.next(); v && !v->is("*")) l.check_mask |= bit, *value = static_cast<float>(v->num());
       }
     }
-    launchers_.records.push_back(l);
-    out_.where["launchers"].push_back(h[0].at);
+    add(launchers_, std::move(l), "launchers", h);
   }
 
   void sound(const std::vector<Tok>& h, const std::vector<Tok>& b) {
-    Sound s;
-    s.node = slim(h);
-    place_context(s.node, sounds_.transforms);
-    std::size_t i = 0;
-    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
-    s.location = v3(place({num(), num(), num()}));
-    s.wav = i < b.size() ? sid(b[i++].spelled()) : kNoString;
-    sounds_.records.push_back(s);
-    out_.where["sounds"].push_back(h[0].at);
+    Sound s = start(h, sounds_);
+    Fields f{b};
+    s.location = v3(place(position(f)));
+    s.wav = f.more() ? sid(f.text()) : kNoString;
+    add(sounds_, std::move(s), "sounds", h);
   }
 
   void power(const std::vector<Tok>& h, const std::vector<Tok>& b) {
-    PowerSource p;
-    p.node = slim(h);
-    place_context(p.node, power_.transforms);
-    std::size_t i = 0;
-    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
-    p.position = v3(place({num(), num(), num()}));
-    p.nominal_voltage = static_cast<float>(num());
-    p.frequency = static_cast<float>(num());
-    p.internal_resistance_legacy = static_cast<float>(num());
+    PowerSource p = start(h, power_);
+    Fields f{b};
+    p.position = v3(place(position(f)));
+    p.nominal_voltage = f.f32();
+    p.frequency = f.f32();
+    p.internal_resistance_legacy = f.f32();
     // The engine takes a resistance under 0.1 Ω for a mistake and uses 0.2 Ω (TractionPower.cpp).
     p.internal_resistance = p.internal_resistance_legacy < 0.1f ? 0.2f : p.internal_resistance_legacy;
-    p.max_output_current = static_cast<float>(num());
-    p.fast_fuse_timeout = static_cast<float>(num());
-    p.fast_fuse_repetition = static_cast<float>(num());
-    p.slow_fuse_timeout = static_cast<float>(num());
-    for (; i < b.size(); ++i) {
-      if (b[i].is("recuperation")) p.modifier = 1;
-      if (b[i].is("section")) p.modifier = 2;
+    p.max_output_current = f.f32();
+    p.fast_fuse_timeout = f.f32();
+    p.fast_fuse_repetition = f.f32();
+    p.slow_fuse_timeout = f.f32();
+    while (const Tok* t = f.next()) {
+      if (t->is("recuperation")) p.modifier = 1;
+      if (t->is("section")) p.modifier = 2;
     }
-    power_.records.push_back(p);
-    out_.where["power"].push_back(h[0].at);
+    add(power_, std::move(p), "power", h);
   }
 
   void dynamic(const std::vector<Tok>& h, const std::vector<Tok>& b, Trainset* in) {
-    Dynamic d;
-    d.node = slim(h);
-    place_context(d.node, dynamics_.transforms);
+    Dynamic d = start(h, dynamics_);
     std::size_t i = 0;
     auto text = [&]() { return i < b.size() ? b[i++].spelled() : std::string(); };
     auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
@@ -1091,8 +1094,7 @@ class Interpreter {
       in->vehicles.push_back(static_cast<std::uint32_t>(dynamics_.records.size()));
       in->couplings.push_back(d.coupling);
     }
-    dynamics_.records.push_back(d);
-    out_.where["dynamics"].push_back(h[0].at);
+    add(dynamics_, std::move(d), "dynamics", h);
   }
 
   void trainset(Reader& r, const Tok& at) {
@@ -1158,7 +1160,8 @@ class Interpreter {
   Interpreted& out_;
   const InterpretOptions& options_;
   State state_;
-  std::unordered_map<std::string, Sid> ids_;
+  std::unordered_map<std::string_view, Sid, ShortStringHash> ids_;
+  std::deque<std::string> id_text_;
   std::vector<Include> includes_;
   RecordList<Track> tracks_;
   RecordList<Shape> shapes_;

@@ -239,6 +239,9 @@ class FileBakeIo final : public BakeIo {
     return f ? Error{} : Error{Errc::io, 0, fmt::format("{}: could not be written", real(target))};
   }
   bool fresh(const std::string& source, const std::string& target) override {
+    if (!real_.count(source))
+      if (auto found = assets_.open(source)) real_[source] = found->name();
+    if (!real_.count(source)) return false;
     std::error_code e1, e2;
     const auto s = std::filesystem::last_write_time(real_[source], e1);
     const auto t = std::filesystem::last_write_time(real(target), e2);

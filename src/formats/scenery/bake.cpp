@@ -276,7 +276,17 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
       std::vector<std::string> includes;
     };
     std::vector<Job> jobs;
+    std::vector<std::string> kept;  // includes named by fresh twins
     for (const std::string& p : level) {
+      // A fresh twin stays, and is read (not baked again) for the includes it names.
+      if (!force && io.fresh(p, twin_name(p)))
+        if (auto bytes = io.read(twin_name(p)); bytes)
+          if (auto twin = read_twin(*bytes); twin) {
+            report.fresh.push_back(twin_name(p));
+            for (const TwinEntry& e : twin->entries)
+              if (e.tag == EntryTag::include && e.files > 0) kept.emplace_back(twin->include_string(e, 0));
+            continue;
+          }
       auto bytes = io.read(p);
       if (!bytes) {
         if (p == path) return bytes.error();
@@ -296,21 +306,21 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
     for (std::thread& t : threads) t.join();
 
     level.clear();
-    for (Job& job : jobs) {
-      const std::string target = twin_name(job.path);
-      report.bytes_in += job.text.size();
-      if (!force && io.fresh(job.path, target)) {
-        report.fresh.push_back(target);
-      } else {
-        if (Error e = io.write(target, job.twin)) return e;
-        report.bytes_out += job.twin.size();
-        report.written.push_back(target);
-      }
-      for (const std::string& file : job.includes) {
+    auto follow = [&](const std::vector<std::string>& includes) {
+      for (const std::string& file : includes) {
         if (file.empty() || file == "[" || file == "]") continue;
         if (seen.insert(lower(file)).second) level.push_back(file);
       }
+    };
+    for (Job& job : jobs) {
+      const std::string target = twin_name(job.path);
+      report.bytes_in += job.text.size();
+      if (Error e = io.write(target, job.twin)) return e;
+      report.bytes_out += job.twin.size();
+      report.written.push_back(target);
+      follow(job.includes);
     }
+    follow(kept);
   }
   return report;
 }

@@ -2,7 +2,7 @@
 // and compile to EU7B (the reference writer's reading), on a real file or a generated text
 // scenery of a given size. Prints one JSON line; bench/scenery-run.mjs runs both builds side by
 // side and prints ratios.
-//   sceneria_scenery_bench [--file PATH] [--mb N] [--repeat R]
+//   sceneria_scenery_bench [--file PATH] [--mb N] [--repeat R] [--only tokenize|bake|compile]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -57,7 +57,7 @@ std::string generate(std::size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string file, dump;
+  std::string file, dump, only;
   double mb = 100;
   int repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--mb")) mb = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--dump")) dump = argv[i + 1];  // writes the text and its twin (checks)
+    else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];  // one stage, for a profiler: tokenize|bake|compile
   }
   std::vector<std::uint8_t> text;
   if (!file.empty()) {
@@ -83,15 +84,21 @@ int main(int argc, char** argv) {
   std::size_t tokens = 0, twin_bytes = 0, module_bytes = 0, compile_heap = 0;
   for (int r = 0; r < repeat; ++r) {
     auto t = Clock::now();
+    const auto run = [&](const char* stage) { return only.empty() || only == stage; };
+    if (run("tokenize")) {
     scenery::TextTokenSource source(text);
     scenery::Token tok;
     tokens = 0;
     while (source.next(tok)) ++tokens;
     tokenize_ms = std::min(tokenize_ms, ms_since(t));
+    }
 
+    if (run("bake")) {
     t = Clock::now();
     twin_bytes = scenery::bake_bytes(text, scenery::TwinKind::scm).size();
     bake_ms = std::min(bake_ms, ms_since(t));
+    }
+    if (!run("compile")) continue;
 
     const std::size_t heap0 = heap_in_use();
     t = Clock::now();

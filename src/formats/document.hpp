@@ -32,7 +32,7 @@ struct ListInfo {
   // False for a list whose items come and go (a streamed file's parts as they load): its records
   // are reached from the view, not browsed as rows.
   bool browsable = true;
-  std::vector<ListGroup> groups;  // the records by the file they came from (rows_in_group)
+  std::vector<ListGroup> groups = {};  // the records by the file they came from (rows_in_group)
 };
 
 class Document {

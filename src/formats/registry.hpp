@@ -36,7 +36,7 @@ struct WriteOptions {
   bool lossy = false;                         // allow what the target cannot hold to be dropped
   std::vector<std::string>* losses = nullptr;  // and list each drop here
   // Called now and then with the share done, 0 to 1, by writers that take long (a compile).
-  std::function<void(double)> progress;
+  std::function<void(double)> progress = {};
 };
 
 struct Writer {

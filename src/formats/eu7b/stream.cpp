@@ -273,7 +273,7 @@ std::vector<ListInfo> RemoteModule::lists() const {
   // The PACK models arrive with their sections: clicked in the view, not listed.
   std::uint64_t total = 0;
   for (const auto& [id, info] : sections_) total += info.entry.model_count;
-  if (total > 0) out.insert(out.begin(), ListInfo{"pack_models", "PACK models", total, false, {}});
+  if (total > 0) out.insert(out.begin(), ListInfo{"pack_models", "PACK models", total, false});
   return out;
 }
 

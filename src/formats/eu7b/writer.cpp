@@ -69,15 +69,17 @@ std::vector<std::uint8_t> write_container(std::uint32_t version, std::span<const
   return out;
 }
 
-std::vector<std::uint8_t> encode_chunk(const Chunk& chunk_in, std::uint32_t version) {
+namespace {
+
+// Appends one chunk's payload to `out` (the module being written, so nothing is copied twice).
+void encode_chunk_into(std::vector<std::uint8_t>& out, const Chunk& chunk_in, std::uint32_t version) {
   Chunk& chunk = const_cast<Chunk&>(chunk_in);  // encoding only reads
-  std::vector<std::uint8_t> out;
   BinaryOut a(out);
   std::visit(
       [&](auto& d) {
         using T = std::decay_t<decltype(d)>;
         if constexpr (std::is_same_v<T, OpaqueChunk>) {
-          out = d.bytes;
+          out.insert(out.end(), d.bytes.begin(), d.bytes.end());
         } else if constexpr (std::is_same_v<T, std::vector<Include>>) {
           a.list("", d, 0, [&](Include& i) { fields(a, i, version); });
         } else if constexpr (std::is_same_v<T, Placement>) {
@@ -105,6 +107,13 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk_in, std::uint32_t vers
       },
       chunk.data);
   out.insert(out.end(), chunk.trailing.begin(), chunk.trailing.end());
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version) {
+  std::vector<std::uint8_t> out;
+  encode_chunk_into(out, chunk, version);
   return out;
 }
 
@@ -123,33 +132,40 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module) {
   if (!module.strings_complete())
     return Error{Errc::bad_value, 0, fmt::format("only {} of {} strings are loaded; read the module without lazy_strings "
                                                  "to write it", module.strings.size(), module.string_count())};
+  // Each chunk is encoded in place after its header, whose size is filled in afterwards.
   std::vector<std::uint8_t> out(kMagic, kMagic + 4);
+  out.reserve(std::size_t{1} << 16);
   put_u32(out, version);
   for (const Chunk& c : module.chunks) {
-    std::vector<std::uint8_t> payload;
+    const std::size_t head = out.size();
+    put_u32(out, c.id);
+    put_u32(out, 0);
     if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
-      StringTable part;
-      for (std::uint32_t i = 0; i < strs->count; ++i) part.push_back(module.strings[strs->first + i]);
-      payload = encode_strings(part);
-      payload.insert(payload.end(), c.trailing.begin(), c.trailing.end());
+      put_u32(out, strs->count);
+      for (std::uint32_t i = 0; i < strs->count; ++i) {
+        const std::string_view s = module.strings[strs->first + i];
+        put_u32(out, static_cast<std::uint32_t>(s.size()));
+        out.insert(out.end(), s.begin(), s.end());
+      }
+      out.insert(out.end(), c.trailing.begin(), c.trailing.end());
     } else if (std::holds_alternative<PackChunk>(c.data)) {
-      payload = pack.payload;  // PACK keeps stray bytes in its prefix and sections, never as trailing
+      out.insert(out.end(), pack.payload.begin(), pack.payload.end());  // stray bytes live in its prefix and sections
     } else if (const auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data); pidx && pack_chunk && pack_chunk->decoded) {
       Chunk patched = c;
       for (PidxEntry& e : std::get<std::vector<PidxEntry>>(patched.data)) {
         auto it = pack.new_offset.find(e.pack_offset);
         if (it != pack.new_offset.end()) e.pack_offset = it->second;
       }
-      payload = encode_chunk(patched, version);
+      encode_chunk_into(out, patched, version);
     } else {
-      payload = encode_chunk(c, version);
+      encode_chunk_into(out, c, version);
     }
-    if (payload.size() > UINT32_MAX - kChunkHeaderSize)
+    const std::size_t size = out.size() - head;
+    if (size > UINT32_MAX)
       return Error{Errc::bad_value, 0, fmt::format("chunk {} is {} bytes, more than a u32 chunk size can hold",
-                                                   chunk_name(c.id), payload.size())};
-    put_u32(out, c.id);
-    put_u32(out, static_cast<std::uint32_t>(payload.size() + kChunkHeaderSize));
-    out.insert(out.end(), payload.begin(), payload.end());
+                                                   chunk_name(c.id), size - kChunkHeaderSize)};
+    const auto total = static_cast<std::uint32_t>(size);
+    std::memcpy(out.data() + head + 4, &total, 4);
   }
   return out;
 }

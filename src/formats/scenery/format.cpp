@@ -73,7 +73,7 @@ class SceneryDocument final : public Document {
   std::vector<ListInfo> lists() const override {
     std::vector<ListInfo> out = browser_.lists();
     std::erase_if(out, [](const ListInfo& l) { return l.id == "strings"; });  // the module's, not the file's
-    if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size(), true, {}});
+    if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size()});
     // The outliner's groups: a list's records by the file they came from, once includes were
     // read (a file included twice is one group, named by its first reading).
     if (in_.files.size() > 1)

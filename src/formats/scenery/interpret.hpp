@@ -59,7 +59,7 @@ struct InterpretOptions {
   bool root = false;
   bool keep_inc_files = false;
   // Called every few thousand tokens with how far into the scenery's own file the reading is.
-  std::function<void(double)> progress;
+  std::function<void(double)> progress = {};
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

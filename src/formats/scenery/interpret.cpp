@@ -1,6 +1,7 @@
 #include "formats/scenery/interpret.hpp"
 
 #include "formats/eu7b/convert.hpp"
+#include "formats/eu7b/to_scene.hpp"  // kSectionGrid
 
 #include <algorithm>
 #include <cmath>
@@ -273,12 +274,10 @@ class Interpreter {
       return;
     }
     if (k == "group") {
-      ++group_depth_;
       groups_.push_back(++last_group_);  // numbered from 1 in the order they open
       return;
     }
     if (k == "endgroup") {
-      if (group_depth_ > 0) --group_depth_;
       if (!groups_.empty()) groups_.pop_back();
       return;
     }
@@ -417,16 +416,12 @@ class Interpreter {
   // within each, handed to eu7b's converter, which lays them out as the reference writer's
   // version 9 does (format 6 sections, prototypes, cells; notes eu7b §5-§7).
   std::vector<Chunk> build_pack() {
-    constexpr double kSection = 1000.0;
-    constexpr int kCentre = 250, kSide = 500;
-    auto cell = [&](float v) {
-      const double f = std::floor(static_cast<double>(v) / kSection + kCentre);
-      return static_cast<std::uint16_t>(!(f > 0) ? 0 : f >= kSide - 1 ? kSide - 1 : f);
-    };
+    // The writer clamps a model outside the 500 x 500 grid into its edge sections.
+    const auto clamped = [](int cell) { return static_cast<std::uint16_t>(std::clamp(cell, 0, kSectionGrid.cells - 1)); };
     std::map<std::pair<std::uint16_t, std::uint16_t>, std::vector<std::size_t>> sections;
     for (std::size_t i = 0; i < pack_models_.models.size(); ++i) {
       const Vec3f& at = pack_models_.models[i].location;
-      sections[{cell(at.z), cell(at.x)}].push_back(i);
+      sections[{clamped(kSectionGrid.row_of(at.z)), clamped(kSectionGrid.col_of(at.x))}].push_back(i);
     }
     Module flat;
     flat.container.version = 7;
@@ -622,7 +617,7 @@ class Interpreter {
     for (const glm::dvec3& o : state_.origins) c.origins.push_back(v3(o));
     for (const glm::dvec3& k : state_.scales) c.scales.push_back(v3(k));
     c.rotation = v3(state_.rotation);
-    c.group_depth = static_cast<std::uint8_t>(std::min<std::uint32_t>(group_depth_, 255));
+    c.group_depth = static_cast<std::uint8_t>(std::min<std::size_t>(groups_.size(), 255));
     return c;
   }
   void place_context(SlimNode& n, std::vector<TransformContext>& pool) const {
@@ -1179,8 +1174,7 @@ class Interpreter {
   std::vector<Event> events_;
   std::uint32_t first_init_ = 0;
   Placement placement_;
-  std::uint32_t group_depth_ = 0;
-  std::vector<std::uint32_t> groups_;  // the open groups' numbers
+  std::vector<std::uint32_t> groups_;  // the open groups' numbers (their count is the depth)
   std::uint32_t last_group_ = 0;
   bool seen_origin_ = false, seen_rotate_ = false;
 };

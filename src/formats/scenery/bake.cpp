@@ -7,6 +7,7 @@
 #include "formats/scenery/tokens.hpp"
 
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <set>
 #include <thread>
@@ -35,6 +36,15 @@ constexpr NodeRule kRules[] = {
     {"sound", "endsound", false, false},
     {"dynamic", "enddynamic", false, false},
 };
+
+// A number's stored bits (std::bit_cast is missing from Emscripten 3.1.6's libc++).
+template <class Bits, class Value>
+Bits bits(Value v) {
+  static_assert(sizeof(Bits) == sizeof(Value));
+  Bits out;
+  std::memcpy(&out, &v, sizeof out);
+  return out;
+}
 
 // Writes the twin's bytes as the tokens come: entries outside nodes straight into the entry
 // stream, a node's entries into its body until the node closes (its marker needs the body's
@@ -73,24 +83,17 @@ class Baker {
     for (std::size_t i = 1; i < n; ++i) indices_.push_back(intern(parts[i]));
     if (n > 1) includes_.emplace_back(parts[1]);
     else includes_.emplace_back();
-    std::vector<std::uint8_t>& out = sink();
-    append_varint(out, 1);
-    append_varint(out, 1);
-    append_varint(out, indices_[0]);
-    append_varint(out, indices_.size() - 1);
-    for (std::size_t i = 1; i < indices_.size(); ++i) append_varint(out, indices_[i]);
+    const std::span<const std::uint32_t> strings(indices_);
+    put_twin_include(sink(), strings.first(1), strings.subspan(1));
   }
 
   // The whole twin: header, string table, entries.
   std::vector<std::uint8_t> finish() {
     if (in_node_) close();
-    std::vector<std::uint8_t> head = {'e', 'u', '7', kTwinVersion, static_cast<std::uint8_t>(kind_)};
-    for (int i = 0; i < 4; ++i) head.push_back(static_cast<std::uint8_t>(flags_ >> (8 * i)));
+    std::vector<std::uint8_t> head;
+    put_twin_header(head, kTwinVersion, kind_, flags_);
     append_varint(head, strings_.size());
-    for (const std::string& s : strings_) {
-      append_varint(head, s.size());
-      head.insert(head.end(), s.begin(), s.end());
-    }
+    for (const std::string& s : strings_) put_twin_string(head, s);
     // In front of the entries, in place where the reserve allows: no second twin-sized buffer.
     main_.insert(main_.begin(), head.begin(), head.end());
     return std::move(main_);
@@ -112,32 +115,12 @@ class Baker {
 
   void put(const Token& t) {
     std::vector<std::uint8_t>& out = sink();
-    if (t.kind == TokenKind::number) {
-      switch (t.encoding) {
-        case EntryTag::int_number: {
-          append_varint(out, 2);
-          const auto v = static_cast<std::int64_t>(t.value);
-          append_varint(out, (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
-          break;
-        }
-        case EntryTag::f32: {
-          append_varint(out, 3);
-          const float f = static_cast<float>(t.value);
-          const auto* b = reinterpret_cast<const std::uint8_t*>(&f);
-          out.insert(out.end(), b, b + 4);
-          break;
-        }
-        default: {
-          append_varint(out, 4);
-          const auto* b = reinterpret_cast<const std::uint8_t*>(&t.value);
-          out.insert(out.end(), b, b + 8);
-          break;
-        }
-      }
-      return;
+    if (t.kind != TokenKind::number) return put_twin_token(out, intern(t.text), t.kind == TokenKind::quoted);
+    switch (t.encoding) {
+      case EntryTag::int_number: return put_twin_int(out, static_cast<std::int64_t>(t.value));
+      case EntryTag::f32: return put_twin_f32(out, bits<std::uint32_t>(static_cast<float>(t.value)));
+      default: return put_twin_f64(out, bits<std::uint64_t>(t.value));
     }
-    const std::uint64_t tag = t.kind == TokenKind::quoted ? 5 : 0;
-    append_varint(out, (static_cast<std::uint64_t>(intern(t.text)) << 3) | tag);
   }
 
   void open() {
@@ -151,14 +134,7 @@ class Baker {
     in_node_ = false;
     const bool visual = rule_ && rule_->visual;
     if (!visual) flags_ |= 1;
-    append_varint(main_, 6);
-    append_varint(main_, visual ? 2 : 0);
-    append_varint(main_, body_.size());
-    if (visual) {
-      const float block[4] = {pos_[0], pos_[1], pos_[2], range_};
-      const auto* b = reinterpret_cast<const std::uint8_t*>(block);
-      main_.insert(main_.end(), b, b + 16);
-    }
+    put_twin_marker(main_, kTwinVersion, visual ? NodeClass::visual_pos : NodeClass::infra, body_.size(), pos_, range_);
     main_.insert(main_.end(), body_.begin(), body_.end());
   }
 

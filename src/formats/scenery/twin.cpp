@@ -73,26 +73,21 @@ void put_entry(std::vector<std::uint8_t>& out, const Twin& t, const TwinEntry& e
   switch (e.tag) {
     case EntryTag::token:
     case EntryTag::qtoken:
-      append_varint(out, (static_cast<std::uint64_t>(e.index) << 3) | static_cast<std::uint64_t>(e.tag));
+      put_twin_token(out, e.index, e.tag == EntryTag::qtoken);
       break;
-    case EntryTag::include:
-      append_varint(out, 1);
-      append_varint(out, e.files);
-      for (std::uint32_t i = 0; i < e.files; ++i) append_varint(out, t.include_strings[e.index + i]);
-      append_varint(out, e.params);
-      for (std::uint32_t i = 0; i < e.params; ++i) append_varint(out, t.include_strings[e.index + e.files + i]);
+    case EntryTag::include: {
+      const std::span<const std::uint32_t> strings(t.include_strings);
+      put_twin_include(out, strings.subspan(e.index, e.files), strings.subspan(e.index + e.files, e.params));
       break;
+    }
     case EntryTag::int_number:
-      append_varint(out, 2);
-      append_varint(out, zigzag(e.integer));
+      put_twin_int(out, e.integer);
       break;
     case EntryTag::f32:
-      append_varint(out, 3);
-      put_scalar(out, static_cast<std::uint32_t>(e.bits));
+      put_twin_f32(out, static_cast<std::uint32_t>(e.bits));
       break;
     case EntryTag::f64:
-      append_varint(out, 4);
-      put_scalar(out, e.bits);
+      put_twin_f64(out, e.bits);
       break;
     case EntryTag::node:
       break;  // markers are written around their bodies
@@ -100,6 +95,54 @@ void put_entry(std::vector<std::uint8_t>& out, const Twin& t, const TwinEntry& e
 }
 
 }  // namespace
+
+void put_twin_header(std::vector<std::uint8_t>& out, std::uint8_t version, TwinKind kind, std::uint32_t flags) {
+  out.insert(out.end(), {'e', 'u', '7', version, static_cast<std::uint8_t>(kind)});
+  put_scalar(out, flags);
+}
+
+void put_twin_string(std::vector<std::uint8_t>& out, std::string_view s) {
+  append_varint(out, s.size());
+  out.insert(out.end(), s.begin(), s.end());
+}
+
+void put_twin_token(std::vector<std::uint8_t>& out, std::uint32_t string_index, bool quoted) {
+  const auto tag = quoted ? EntryTag::qtoken : EntryTag::token;
+  append_varint(out, (static_cast<std::uint64_t>(string_index) << 3) | static_cast<std::uint64_t>(tag));
+}
+
+void put_twin_include(std::vector<std::uint8_t>& out, std::span<const std::uint32_t> files, std::span<const std::uint32_t> params) {
+  append_varint(out, static_cast<std::uint64_t>(EntryTag::include));
+  append_varint(out, files.size());
+  for (std::uint32_t i : files) append_varint(out, i);
+  append_varint(out, params.size());
+  for (std::uint32_t i : params) append_varint(out, i);
+}
+
+void put_twin_int(std::vector<std::uint8_t>& out, std::int64_t value) {
+  append_varint(out, static_cast<std::uint64_t>(EntryTag::int_number));
+  append_varint(out, zigzag(value));
+}
+
+void put_twin_f32(std::vector<std::uint8_t>& out, std::uint32_t bits) {
+  append_varint(out, static_cast<std::uint64_t>(EntryTag::f32));
+  put_scalar(out, bits);
+}
+
+void put_twin_f64(std::vector<std::uint8_t>& out, std::uint64_t bits) {
+  append_varint(out, static_cast<std::uint64_t>(EntryTag::f64));
+  put_scalar(out, bits);
+}
+
+void put_twin_marker(std::vector<std::uint8_t>& out, std::uint8_t version, NodeClass cls, std::uint64_t body_size,
+                     const float (&position)[3], float range) {
+  append_varint(out, static_cast<std::uint64_t>(EntryTag::node));
+  append_varint(out, static_cast<std::uint64_t>(cls));
+  append_varint(out, body_size);
+  if (cls != NodeClass::visual_pos || !has_position(version)) return;
+  for (float v : position) put_scalar(out, v);
+  if (position_floats(version) == 4) put_scalar(out, range);
+}
 
 TwinEntry TwinEntry::f32_entry(float v) {
   TwinEntry e;
@@ -271,13 +314,10 @@ Result<Twin> read_twin(std::span<const std::uint8_t> bytes) {
 }
 
 std::vector<std::uint8_t> write_twin(const Twin& t) {
-  std::vector<std::uint8_t> out = {'e', 'u', '7', t.version, static_cast<std::uint8_t>(t.kind)};
-  put_scalar(out, t.flags);
+  std::vector<std::uint8_t> out;
+  put_twin_header(out, t.version, t.kind, t.flags);
   append_varint(out, t.strings.size());
-  for (const std::string& s : t.strings) {
-    append_varint(out, s.size());
-    out.insert(out.end(), s.begin(), s.end());
-  }
+  for (const std::string& s : t.strings) put_twin_string(out, s);
   std::vector<std::uint8_t> body;
   for (std::size_t i = 0; i < t.entries.size();) {
     const TwinEntry& e = t.entries[i];
@@ -290,13 +330,7 @@ std::vector<std::uint8_t> write_twin(const Twin& t) {
     body.clear();
     std::size_t j = i;
     for (; j < t.entries.size() && t.entries[j].marker == e.marker; ++j) put_entry(body, t, t.entries[j]);
-    append_varint(out, 6);
-    append_varint(out, static_cast<std::uint64_t>(m.cls));
-    append_varint(out, body.size());
-    if (m.cls == NodeClass::visual_pos && has_position(t.version)) {
-      for (float v : m.position) put_scalar(out, v);
-      if (position_floats(t.version) == 4) put_scalar(out, m.range);
-    }
+    put_twin_marker(out, t.version, m.cls, body.size(), m.position, m.range);
     out.insert(out.end(), body.begin(), body.end());
     i = j;
   }

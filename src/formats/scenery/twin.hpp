@@ -70,6 +70,20 @@ Result<Twin> read_twin(std::span<const std::uint8_t> bytes);
 std::vector<std::uint8_t> write_twin(const Twin& twin);
 void append_varint(std::vector<std::uint8_t>& out, std::uint64_t value);  // unsigned LEB128
 
+// The twin's wire form piece by piece (notes A2-A4): write_twin and the baker write through these.
+// The header up to the string count: magic, version, kind, flags.
+void put_twin_header(std::vector<std::uint8_t>& out, std::uint8_t version, TwinKind kind, std::uint32_t flags);
+void put_twin_string(std::vector<std::uint8_t>& out, std::string_view s);  // a string table entry
+void put_twin_token(std::vector<std::uint8_t>& out, std::uint32_t string_index, bool quoted);
+void put_twin_include(std::vector<std::uint8_t>& out, std::span<const std::uint32_t> files, std::span<const std::uint32_t> params);
+void put_twin_int(std::vector<std::uint8_t>& out, std::int64_t value);
+void put_twin_f32(std::vector<std::uint8_t>& out, std::uint32_t bits);
+void put_twin_f64(std::vector<std::uint8_t>& out, std::uint64_t bits);
+// A node marker before its body of `body_size` bytes; the position block goes with a
+// VISUAL_POS marker from version 7, its range from version 9.
+void put_twin_marker(std::vector<std::uint8_t>& out, std::uint8_t version, NodeClass cls, std::uint64_t body_size,
+                     const float (&position)[3], float range);
+
 // Whether a pass serves this entry: entries outside markers always; those inside by class.
 bool served(const Twin& twin, const TwinEntry& entry, LoadPass pass);
 

@@ -2,15 +2,25 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "io/byte_source.hpp"
+#include "scene/scene.hpp"
 
 namespace sceneria::eu7b {
 namespace {
+
+// format_eu7b_fuzzer: a line's or shape's lighting colour of NaN reached the scene's colour
+// packing, whose clamp passes NaN on to an undefined float → int conversion.
+TEST(FuzzRegression, NanColoursPackAsZero) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(scene::rgba(nan, 1.0f, 0.5f, nan), 0x00'80'ff'00u);
+  EXPECT_EQ(scene::rgba(-2.0f, 7.0f, 0.0f, 1.0f), 0xff'00'ff'00u);
+}
 
 // eu7b_section_fuzzer: a format-4 section with no models and no sub-chunks, followed by bytes.
 // The decoder ignored what followed the header, so re-encoding lost those bytes.

@@ -159,7 +159,9 @@ glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t) {
 }
 
 std::uint32_t rgba(float r, float g, float b, float a) {
-  auto c = [](float v) { return static_cast<std::uint32_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+  // A hostile file's NaN must give some byte, not an undefined float → int conversion (clamp
+  // passes NaN through), so NaN reads as 0.
+  auto c = [](float v) { return static_cast<std::uint32_t>((v > 0.0f ? std::min(v, 1.0f) : 0.0f) * 255.0f + 0.5f); };
   return c(r) | c(g) << 8 | c(b) << 16 | c(a) << 24;
 }
 

@@ -182,7 +182,7 @@ test('a scenery opened by URL looks for its model files next to it and lists the
   }
 });
 
-test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, and its records say where they are', async ({ page }) => {
+test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, infrastructure first, and its records say where they are', async ({ page }) => {
   requireSamples();
   test.setTimeout(120_000);
   const ref = referenceCounts('maszyna/eu7/TD.v6.eu7');
@@ -194,7 +194,25 @@ test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, and
     return framePixels(page);
   };
   const compiled = await view('TD.v6.eu7', sample('maszyna/eu7/TD.v6.eu7'));
-  const text = await view('TD.scn', sample('maszyna/text/TD.scn'));
+  // The load passes: held before its visuals are read, the text shows its track and wires alone,
+  // and lists no shapes yet.
+  await page.evaluate(() => window.sceneria.pauseStreaming(true));
+  const infraOnly = await view('TD.scn', sample('maszyna/text/TD.scn'));
+  const first = await page.evaluate(() => ({ staged: window.sceneria.staged, objects: window.sceneria.viewer.stats().objects,
+                                            lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])) }));
+  expect(first.staged).toEqual({ done: false, applied: 0 });
+  expect(first.objects).toBe(ref.tracks + ref.traction);
+  expect(first.lists.tracks).toBe(ref.tracks);
+  expect(first.lists.shapes).toBeUndefined();
+  expect(countDiffering(compiled, infraOnly, 24)).toBeGreaterThan(0);  // the shapes are missing
+  // Then the visuals, a section at a time, and the lists grow.
+  await page.evaluate(() => window.sceneria.pauseStreaming(false));
+  await page.waitForFunction(() => window.sceneria.staged?.done);
+  await page.evaluate(() => { window.sceneria.viewer.startView(); window.sceneria.viewer.renderFrame(); });
+  const text = await framePixels(page);
+  const applied = await page.evaluate(() => window.sceneria.staged.applied);
+  expect(applied).toBeGreaterThan(0);
+  await expect(page.locator('#record-kind option[value="shapes"]')).toHaveText(`Shapes (${ref.shapes})`);
   const r = await page.evaluate(() => ({ format: window.sceneria.lastResult.format ?? window.sceneria.lastResult.summary?.format,
                                         lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])),
                                         objects: window.sceneria.viewer.stats().objects }));
@@ -298,6 +316,8 @@ async function openWrapincFolder(page) {
   await openViewer(page);
   await page.setInputFiles('#folder-input', root);
   await page.waitForFunction(() => window.sceneria.lastResult?.name === 'wrapinc_linia053.scn');
+  // Its track first, then its visuals (models among them, read from the .inc again).
+  await page.waitForFunction(() => !window.sceneria.staged || window.sceneria.staged.done);
 }
 
 test('a scenery root with an .inc compiles to the reference version 9 module, its models in PACK', async ({ page }) => {

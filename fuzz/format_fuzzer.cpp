@@ -3,7 +3,8 @@
 // starting with it and a dash: `scenery` → scenery-text, scenery-twin). Each input goes to each
 // of them. Whatever opens must summarise, page
 // through its lists, give its records and build its scene without a crash, a leak or UB, and write
-// itself back to the same bytes through the writer for its own extension.
+// itself back to the same bytes through the writer for its own extension; opened in stages, its
+// later pieces must merge into its first scene.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -47,6 +48,15 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
     auto bytes = w->write(d, {});
     if (!bytes || *bytes != std::vector<std::uint8_t>(data, data + size)) std::abort();
   }
+  // Opened in stages (a scenery: infrastructure first), every piece merges into the first scene.
+  MemorySource again(std::span<const std::uint8_t>(data, size), name);
+  auto staged = format.open(again, {.staged = true});
+  if (!staged) std::abort();  // it opened whole a moment ago
+  auto scene = (*staged)->scene();
+  if (!scene) return;
+  while (auto delta = (*staged)->next_stage({0, 0, 0}))
+    if (!scene::merge_delta(*scene, std::move(*delta))) std::abort();
+  if ((*staged)->staging()) std::abort();
 }
 
 }  // namespace

@@ -138,7 +138,8 @@ class DocumentBinding {
     document_.reset();
     sceneria::MemorySource source(copy_bytes(typed_array), name);
     auto resolver = listed_assets(assets);
-    auto result = sceneria::open_document(source, {.assets = resolver.get()});
+    // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
+    auto result = sceneria::open_document(source, {.assets = resolver.get(), .staged = true});
     if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
     document_ = std::move(result).value();
     return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
@@ -166,6 +167,23 @@ class DocumentBinding {
     auto scene = document_->scene();
     if (!scene) return val::null();
     return to_uint8_array(sceneria::scene::serialize(*scene));
+  }
+  // What loads after the first view: {delta: scene bytes of the next piece nearest (x, y, z), or
+  // null; staging: whether more is to come}. The first call reads the rest of the document, so
+  // its lists change then (describe()).
+  val nextStage(double x, double y, double z) {
+    val out = val::object();
+    std::optional<sceneria::scene::Scene> delta;
+    if (document_) delta = document_->next_stage({x, y, z});
+    out.set("delta", delta ? to_uint8_array(sceneria::scene::serialize(*delta)) : val::null());
+    out.set("staging", document_ && document_->staging());
+    return out;
+  }
+  bool staging() const { return document_ && document_->staging(); }
+  // open()'s answer again, for lists that changed since.
+  std::string describe(int string_sample) const {
+    if (!document_) return "null";
+    return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
   }
   void close() { document_.reset(); }
   // The open document written as one of its format's targets (a writer id or a file name/extension:
@@ -485,6 +503,9 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("groupRows", &DocumentBinding::groupRows)
       .function("record", &DocumentBinding::record)
       .function("scene", &DocumentBinding::scene)
+      .function("nextStage", &DocumentBinding::nextStage)
+      .function("staging", &DocumentBinding::staging)
+      .function("describe", &DocumentBinding::describe)
       .function("search", &DocumentBinding::search)
       .function("close", &DocumentBinding::close)
       .function("write", &DocumentBinding::write);

@@ -208,7 +208,8 @@ $('record-group').addEventListener('change', (e) => {
   showGroup(kind, e.target.value === '' ? null : Number(e.target.value));
 });
 
-function showKinds(list) {
+// `keep`: the list to stay on when the lists change under it (a staged scenery's visuals).
+function showKinds(list, keep = null) {
   kinds = list || [];
   // A list whose items come and go (a streamed file's parts) is reached by clicking in the view.
   const browsable = kinds.filter((k) => k.browsable !== false);
@@ -218,7 +219,9 @@ function showKinds(list) {
     option.textContent = `${k.label} (${number.format(k.count)})`;
     return option;
   }));
-  showKind(browsable[0]?.id);
+  const stay = browsable.some((k) => k.id === keep) ? keep : browsable[0]?.id;
+  $('record-kind').value = stay ?? '';
+  showKind(stay);
 }
 $('record-kind').addEventListener('change', (e) => showKind(e.target.value));
 
@@ -336,7 +339,9 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   window.sceneria.lastResult = { name, ...result, reloaded: Boolean(result.reloaded || reloaded), scene: undefined };
   openDoc = result.doc || 0;
   streaming = null;
+  staging = null;
   window.sceneria.stream = null;  // the stats of a replaced scenery must not pass for this one's
+  window.sceneria.staged = null;
   $('minimap').hidden = true;
   clearSelection();
   if (result.ok) {
@@ -353,6 +358,10 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
       notice('the file changed on the server while it was open: reloaded');
       window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
     }
+    if (result.staged) {
+      staging = { doc: result.doc, name, applied: 0, order: [], started: performance.now() };
+      window.sceneria.staged = { done: false, applied: 0 };
+    }
     if (result.stream) {
       streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
       const [x, y, z] = result.stream.start;
@@ -368,8 +377,40 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   document.dispatchEvent(new CustomEvent('sceneria:loaded', { detail: window.sceneria.lastResult }));
 }
 
+// ---- a scenery's visuals after its infrastructure (the load passes) ----
+// The worker reads them on the first tick, then gives a 1 km section of them per tick, the
+// nearest the camera first; the lists grow once they are read.
+let staging = null;
+let ticking = false;  // one camera tick at a time, staged or streamed
+async function stageTick() {
+  if (!staging || !viewer || ticking || streamPaused) return;
+  ticking = true;
+  try {
+    const s = staging;
+    const [x, y, z] = viewer.camera().eye;
+    const r = await parser.camera(s.doc, x, y, z);
+    if (!r || staging !== s) return;
+    if (r.described?.ok) {
+      window.sceneria.lastResult = { ...window.sceneria.lastResult, summary: r.described.summary, lists: r.described.lists };
+      showSummary(s.name, r.described.summary);
+      showKinds(r.described.lists, currentKind());
+    }
+    if (r.delta) {
+      const error = viewer.addDelta(r.delta);
+      if (error) console.warn(`[sceneria] visuals rejected: ${error}`);
+      else s.applied++;
+    }
+    const done = !r.staging;
+    if (done) staging = null;
+    window.sceneria.staged = { done, applied: s.applied, ms: performance.now() - s.started };
+    if (done) document.dispatchEvent(new CustomEvent('sceneria:staged', { detail: window.sceneria.staged }));
+  } finally {
+    ticking = false;
+  }
+}
+setInterval(stageTick, 33);
+
 // ---- streaming by URL ----
-let ticking = false;
 let streamPaused = false;  // pauseStreaming(true): the resident sections stay as they are
 async function streamTick() {
   if (!streaming || !viewer || ticking || streamPaused) return;
@@ -684,7 +725,8 @@ window.addEventListener('keydown', (e) => {
   else if (key === 'f' && viewer) { viewer.frameAll(); updateModeButtons(); }
 });
 
-// Freezes streaming where it is (nothing requested, applied or evicted) until called with false:
+// Freezes streaming where it is (nothing requested, applied or evicted; a staged scenery's
+// visuals not read) until called with false:
 // for looking at exactly what is resident.
 function pauseStreaming(on) { streamPaused = Boolean(on); }
 

@@ -297,7 +297,8 @@ async function handle(request, progress) {
   const source = stream && stream.doc === documentId ? stream.wasm : document;
   switch (request.kind) {
     case 'camera':
-      return cameraTick(request);
+      if (stream) return cameraTick(request);
+      return stageTick(request);
     case 'url':
       return openUrl(m, request, progress);
     case 'rows':
@@ -364,8 +365,25 @@ async function openWhole(m, bytes, request, progress) {
   if (result.ok) {
     progress('building the scene', 0);
     result.scene = document.scene();
+    // A scenery opened with its infrastructure only: the rest comes by camera ticks.
+    result.staged = document.staging();
+    staged = result.staged ? { doc: result.doc, ticks: 0 } : null;
   }
   return result;
+}
+
+// A staged document (a scenery: infrastructure first): one camera tick reads the rest on the
+// first call, then hands out one piece of the scene nearest the camera per tick.
+let staged = null;
+function stageTick(request) {
+  if (!staged || request.doc !== staged.doc || request.doc !== documentId) return { stale: true };
+  const started = performance.now();
+  const r = document.nextStage(request.x, request.y, request.z);
+  const out = { delta: r.delta, staging: r.staging, ms: performance.now() - started };
+  // The first tick read the visual nodes: the lists have grown.
+  if (staged.ticks++ === 0) out.described = JSON.parse(document.describe(200));
+  if (!r.staging) staged = null;
+  return out;
 }
 
 self.onmessage = async (event) => {

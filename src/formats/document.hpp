@@ -5,6 +5,7 @@
 // src/formats/ implementing this, plus one line in formats/registry.cpp.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,13 @@ class Document {
   virtual nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const = 0;
   // What to draw; object kinds are list ids. A format with nothing to draw returns an empty scene.
   virtual Result<scene::Scene> scene() const = 0;
+  // A document opened in stages (OpenOptions::staged; a scenery: its infrastructure first) has
+  // more to load after its first view. Each call gives the next piece of the scene, nearest
+  // `camera` first, as a delta continuing the scene the viewer holds (scene() as it was when
+  // opened, then every delta given before; scene::merge_delta). The first call reads the rest,
+  // whose records then join the lists. nullopt: nothing more to give.
+  virtual std::optional<scene::Scene> next_stage(const glm::dvec3& /*camera*/) { return std::nullopt; }
+  virtual bool staging() const { return false; }  // whether next_stage has more to give
   // Non-fatal findings from reading (with locations), and deeper checks (`sceneria validate`).
   virtual std::vector<Warning> warnings() const { return {}; }
   virtual std::vector<Warning> validate() const { return warnings(); }

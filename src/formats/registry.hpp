@@ -28,6 +28,9 @@ constexpr std::size_t kProbeBytes = 4096;
 
 struct OpenOptions {
   AssetResolver* assets = nullptr;  // files the document refers to; nullptr: none available
+  // For a viewer: a format that can opens what draws first and loads the rest in stages
+  // (Document::next_stage), keeping what it needs of `assets` for that.
+  bool staged = false;
 };
 
 // Named options of a writer ("version" = "8", "pack-format" = "5"); each writer says which it takes.

@@ -321,30 +321,45 @@ void Renderer::set_scene(const scene::Scene* scene) {
   if (!scene) return;
   scene_ = scene;
   prepare(*scene, prepared_);
-  std::vector<StaticVertex> staging;
   section_batches_.resize(scene->sections.size());
-  for (std::size_t s = 0; s < scene->sections.size(); ++s) {
-    for (const scene::Batch& b : scene->sections[s].batches) {
-      if (b.positions.empty()) continue;
-      staging.resize(b.positions.size());
-      for (std::size_t i = 0; i < b.positions.size(); ++i)
-        staging[i] = {b.positions[i], i < b.normals.size() ? b.normals[i] : glm::vec3(0, 1, 0),
-                      i < b.colors.size() ? b.colors[i] : 0xFFFFFFFFu, i < b.objects.size() ? b.objects[i] : scene::kNoObject};
-      GpuBatch g;
-      g.count = static_cast<int>(staging.size());
-      g.lines = b.primitive == scene::Batch::Primitive::lines;
-      glGenVertexArrays(1, &g.vao);
-      glBindVertexArray(g.vao);
-      glGenBuffers(1, &g.vbo);
-      glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-      glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(staging.size() * sizeof(StaticVertex)), staging.data(),
-                   GL_STATIC_DRAW);
-      static_layout();
-      scene_bytes_ += staging.size() * sizeof(StaticVertex);
-      section_batches_[s].push_back(g);
-    }
-  }
+  for (std::size_t s = 0; s < scene->sections.size(); ++s) upload_batches(s);
   upload_meshes();
+  glBindVertexArray(0);
+}
+
+// A section's static batches, uploaded again whole when a delta adds some (a scenery's shapes
+// arriving after its track).
+void Renderer::upload_batches(std::size_t s) {
+  const scene::Section& section = scene_->sections[s];
+  std::size_t uploaded = 0;
+  for (const scene::Batch& b : section.batches) uploaded += b.positions.empty() ? 0 : 1;
+  if (section_batches_[s].size() == uploaded) return;
+  for (GpuBatch& g : section_batches_[s]) {
+    scene_bytes_ -= static_cast<std::size_t>(g.count) * sizeof(StaticVertex);
+    glDeleteBuffers(1, &g.vbo);
+    glDeleteVertexArrays(1, &g.vao);
+  }
+  section_batches_[s].clear();
+  std::vector<StaticVertex> staging;
+  for (const scene::Batch& b : section.batches) {
+    if (b.positions.empty()) continue;
+    staging.resize(b.positions.size());
+    for (std::size_t i = 0; i < b.positions.size(); ++i)
+      staging[i] = {b.positions[i], i < b.normals.size() ? b.normals[i] : glm::vec3(0, 1, 0),
+                    i < b.colors.size() ? b.colors[i] : 0xFFFFFFFFu, i < b.objects.size() ? b.objects[i] : scene::kNoObject};
+    GpuBatch g;
+    g.count = static_cast<int>(staging.size());
+    g.lines = b.primitive == scene::Batch::Primitive::lines;
+    glGenVertexArrays(1, &g.vao);
+    glBindVertexArray(g.vao);
+    glGenBuffers(1, &g.vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(staging.size() * sizeof(StaticVertex)), staging.data(),
+                 GL_STATIC_DRAW);
+    static_layout();
+    scene_bytes_ += staging.size() * sizeof(StaticVertex);
+    section_batches_[s].push_back(g);
+  }
   glBindVertexArray(0);
 }
 
@@ -440,6 +455,7 @@ void Renderer::update_section(std::size_t index) {
   if (!scene_ || index >= scene_->sections.size()) return;
   prepare_section(*scene_, index, prepared_);
   if (section_batches_.size() < scene_->sections.size()) section_batches_.resize(scene_->sections.size());
+  upload_batches(index);
   upload_meshes();  // a streamed section may bring meshes (model files) not seen before
 }
 

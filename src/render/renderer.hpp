@@ -76,6 +76,7 @@ class Renderer {
   void draw_scene(const CameraMatrices& camera, bool ids);
   void plan_and_upload(const CameraMatrices& camera);  // frame plan + one instance-buffer upload
   void build_grid();
+  void upload_batches(std::size_t section);
   void upload_meshes();  // meshes (and textures) the scene has beyond those uploaded
   void upload_textures();
   // One part of a mesh over its visible instances, with its material's state.

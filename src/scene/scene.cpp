@@ -128,6 +128,10 @@ Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
   Section& target = scene.sections[index];
   target.instances.resize(target.static_instances);  // a section streams in whole, never twice
   target.instances.insert(target.instances.end(), incoming.instances.begin(), incoming.instances.end());
+  for (Batch& b : incoming.batches) {
+    b.material += material_base;
+    target.batches.push_back(std::move(b));
+  }
   scene.update_bounds(target);
   scene.bounds_min = glm::min(scene.bounds_min, target.origin + glm::dvec3(target.bounds_min));
   scene.bounds_max = glm::max(scene.bounds_max, target.origin + glm::dvec3(target.bounds_max));

@@ -171,8 +171,10 @@ struct Scene {
 };
 
 // Streaming: merges a delta (new meshes with their materials and textures, objects and one
-// section's streamed instances) into a scene; returns the index of the section it changed. The
-// delta's material and texture ids are its own and are renumbered; mesh and object ids continue.
+// section's streamed instances and batches) into a scene; returns the index of the section it
+// changed. The delta's material and texture ids are its own and are renumbered; mesh and object
+// ids continue. Batches a delta brings stay until the scene is replaced (drop_streamed leaves
+// them): only instances stream out.
 Result<std::size_t> merge_delta(Scene& scene, Scene&& delta);
 // Drops a section's streamed instances (back to what came with the scene); its index, or -1.
 std::ptrdiff_t drop_streamed(Scene& scene, int row, int col);

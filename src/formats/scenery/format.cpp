@@ -11,6 +11,7 @@
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/decompile.hpp"
 #include "formats/scenery/interpret.hpp"
+#include "scene/deltas.hpp"
 
 namespace sceneria::scenery {
 namespace {
@@ -23,7 +24,7 @@ class SceneryDocument final : public Document {
   SceneryDocument(std::string_view format, std::string name, std::vector<std::uint8_t> bytes, std::optional<Twin> twin,
                   Interpreted interpreted)
       : format_(format), name_(std::move(name)), bytes_(std::move(bytes)), twin_(std::move(twin)),
-        in_(std::move(interpreted)), browser_(in_.module, eu7b::RecordBrowser::Live{}) {}
+        in_(std::move(interpreted)), browser_(std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{})) {}
 
   std::string_view format_id() const override { return format_; }
   const std::vector<std::uint8_t>& bytes() const { return bytes_; }
@@ -71,7 +72,7 @@ class SceneryDocument final : public Document {
   }
 
   std::vector<ListInfo> lists() const override {
-    std::vector<ListInfo> out = browser_.lists();
+    std::vector<ListInfo> out = browser_->lists();
     std::erase_if(out, [](const ListInfo& l) { return l.id == "strings"; });  // the module's, not the file's
     if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size()});
     // The outliner's groups: a list's records by the file they came from, once includes were
@@ -105,13 +106,13 @@ class SceneryDocument final : public Document {
   }
 
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
-    if (list != "directives") return with_files(list, browser_.rows(list, first, count));
+    if (list != "directives") return with_files(list, browser_->rows(list, first, count));
     auto out = ojson::array();
     for (std::uint64_t i = first; i < in_.directives.size() && i < first + count; ++i) out.push_back(directive_row(i));
     return out;
   }
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
-    if (list != "directives") return with_files(list, browser_.search(list, query, limit));
+    if (list != "directives") return with_files(list, browser_->search(list, query, limit));
     auto out = ojson::array();
     for (std::uint64_t i = 0; i < in_.directives.size() && out.size() < limit; ++i)
       if (icontains(in_.directives[i].keyword, query)) out.push_back(directive_row(i));
@@ -127,14 +128,33 @@ class SceneryDocument final : public Document {
       r["source"] = source(d.at);
       return r;
     }
-    ojson r = browser_.record(list, index);
+    ojson r = browser_->record(list, index);
     if (r.is_null()) return r;
     // Where the record came from: file and line (text) or the entry's offset (twin).
     if (auto it = in_.where.find(std::string(list)); it != in_.where.end() && index < it->second.size()) r["source"] = source(it->second[index]);
     return r;
   }
 
-  Result<scene::Scene> scene() const override { return eu7b::to_scene(in_.module); }
+  Result<scene::Scene> scene() const override {
+    auto s = eu7b::to_scene(in_.module);
+    if (s) given_ = {static_cast<std::uint32_t>(s->meshes.size()), static_cast<std::uint32_t>(s->objects.size())};
+    return s;
+  }
+
+  // Opened by an infrastructure pass: the visual pass runs on the first call, and its models,
+  // shapes and lines go out a 1 km section at a time, nearest the camera first.
+  bool staging() const override { return in_.visual_nodes_left > 0 || (queue_ && queue_->left() > 0); }
+  std::optional<scene::Scene> next_stage(const glm::dvec3& camera) override {
+    if (!queue_) {
+      if (in_.visual_nodes_left == 0) return std::nullopt;
+      if (!given_) (void)scene();  // the ids the deltas continue
+      auto visuals = load_visuals();
+      if (!visuals) return std::nullopt;
+      queue_.emplace(std::move(*visuals), given_->first, given_->second);
+    }
+    return queue_->next(camera);
+  }
+
   std::vector<Warning> warnings() const override { return in_.warnings; }
   std::vector<std::string> missing_assets() const override { return in_.missing; }
 
@@ -182,12 +202,35 @@ class SceneryDocument final : public Document {
   }
   static bool icontains(std::string_view s, std::string_view q) { return lower(s).find(lower(q)) != std::string::npos; }
 
+  // The visual pass: its records join the lists; what they draw comes back as a scene of its own.
+  Result<scene::Scene> load_visuals() {
+    if (twin_) {
+      TwinTokenSource tokens(*twin_);
+      interpret_visuals(tokens, in_);
+    } else {
+      TextTokenSource tokens(bytes_);
+      interpret_visuals(tokens, in_);
+    }
+    browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
+    groups_.clear();
+    first_reading_.clear();
+    // The visual records alone: the same strings, and the same numbering in their lists (the
+    // infrastructure pass left those lists empty).
+    eu7b::Module visuals;
+    visuals.strings = in_.module.strings;
+    for (const eu7b::Chunk& c : in_.module.chunks)
+      if (c.id == eu7b::chunk::MESH || c.id == eu7b::chunk::LINE || c.id == eu7b::chunk::MODL) visuals.chunks.push_back(c);
+    return eu7b::to_scene(visuals);
+  }
+
   std::string_view format_;
   std::string name_;
   std::vector<std::uint8_t> bytes_;
   std::optional<Twin> twin_;
   Interpreted in_;
-  eu7b::RecordBrowser browser_;
+  std::unique_ptr<eu7b::RecordBrowser> browser_;  // made again when the visual pass adds records
+  mutable std::optional<std::pair<std::uint32_t, std::uint32_t>> given_;  // meshes, objects of the last scene()
+  std::optional<scene::DeltaQueue> queue_;
   mutable std::map<std::string, std::vector<std::uint64_t>> groups_;
   mutable std::vector<std::uint64_t> first_reading_;  // "list\ngroup" → record indices
 };
@@ -223,12 +266,20 @@ Result<std::vector<std::uint8_t>> read_all(ByteSource& source) {
   return source.read_vector(0, source.size());
 }
 
-// Read as the engine reads it, includes followed; the .inc files kept for a later root compile.
+// Read as the engine reads it, includes followed and kept (for the visual pass and a later root
+// compile). Staged: the infrastructure pass first, unless the scenery has no infrastructure to
+// draw (a file of trees): then there is nothing to show before its visuals.
 InterpretOptions viewing(const OpenOptions& options) {
   InterpretOptions o;
   o.assets = options.assets;
-  o.keep_inc_files = true;
+  o.keep_files = true;
+  if (options.staged) o.pass = LoadPass::infrastructure;
   return o;
+}
+bool draws_infrastructure(const Interpreted& in) {
+  for (const char* list : {"tracks", "traction", "launchers", "sounds", "power"})
+    if (in.where.count(list)) return true;
+  return false;
 }
 
 Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOptions& options) {
@@ -236,6 +287,10 @@ Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOption
   if (!bytes) return bytes.error();
   TextTokenSource tokens(*bytes);
   Interpreted in = interpret(tokens, source.name(), viewing(options));
+  if (in.visual_nodes_left && !draws_infrastructure(in)) {
+    TextTokenSource again(*bytes);
+    interpret_visuals(again, in);
+  }
   return std::unique_ptr<Document>(new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, std::move(in)));
 }
 
@@ -246,6 +301,10 @@ Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOption
   if (!twin) return twin.error();
   TwinTokenSource tokens(*twin);
   Interpreted in = interpret(tokens, source.name(), viewing(options));
+  if (in.visual_nodes_left && !draws_infrastructure(in)) {
+    TwinTokenSource again(*twin);
+    interpret_visuals(again, in);
+  }
   return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), std::move(in)));
 }
 
@@ -284,7 +343,7 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   // what the document kept of them when it opened.
   NoAssets none;  // a root whose .inc files were not found still lists them
   AssetResolver* kept = &none;
-  if (s->interpreted().inc_files) kept = s->interpreted().inc_files.get();
+  if (s->interpreted().kept_files) kept = s->interpreted().kept_files.get();
   InterpretOptions how;
   how.assets = root ? kept : nullptr;
   how.reference_writer = true;

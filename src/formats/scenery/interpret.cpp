@@ -123,7 +123,14 @@ struct State {
 
 class Interpreter {
  public:
-  Interpreter(Interpreted& out, const InterpretOptions& options) : out_(out), options_(options) {}
+  Interpreter(Interpreted& out, const InterpretOptions& options) : out_(out), options_(options), pass_(options.pass) {
+    // A visual pass continues the infrastructure pass's string table.
+    if (pass_ == LoadPass::visual)
+      for (std::size_t i = 0; i < out_.module.strings.size(); ++i) {
+        id_text_.emplace_back(out_.module.strings[i]);
+        ids_.emplace(id_text_.back(), static_cast<Sid>(i));
+      }
+  }
 
   void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth,
            bool inc = false) {
@@ -164,6 +171,21 @@ class Interpreter {
     if (!events_.empty()) add(chunk::EVNT, std::move(events_));
     if (first_init_) add(chunk::FINT, first_init_);
     m.container.chunks.clear();
+  }
+
+  // After a visual pass: its shapes fill the MESH chunk the infrastructure pass left empty; its
+  // lines and models go after it, where finish() puts them. Strings stay in reading order (they
+  // are the table both passes share; viewing never writes them).
+  void finish_visuals() {
+    Module& m = out_.module;
+    auto at = std::find_if(m.chunks.begin(), m.chunks.end(), [](const Chunk& c) { return c.id == chunk::MESH; });
+    if (at == m.chunks.end()) at = m.chunks.insert(m.chunks.end(), Chunk{chunk::MESH, 0, RecordList<Shape>{}, {}, false});
+    std::get<RecordList<Shape>>(at->data) = std::move(shapes_);
+    ++at;
+    if (!lines_.records.empty()) at = 1 + m.chunks.insert(at, Chunk{chunk::LINE, 0, std::move(lines_), {}, false});
+    if (!models_.models.empty()) m.chunks.insert(at, Chunk{chunk::MODL, 0, std::move(models_), {}, false});
+    for (Chunk& c : m.chunks)
+      if (auto* strs = std::get_if<StringsChunk>(&c.data)) strs->count = static_cast<std::uint32_t>(m.strings.size());
   }
 
  private:
@@ -233,7 +255,8 @@ class Interpreter {
     const std::string k = t.low();
     if (k == "include") return include(r, t, depth);
     if (k == "node") return node(r, t);
-    if (r.inc && skip_in_inc(r, k)) return;
+    // What the infrastructure pass recorded, a visual pass reads past.
+    if ((r.inc || pass_ == LoadPass::visual) && skip_in_inc(r, k)) return;
     if (k == "origin") {
       std::vector<Tok> args;
       const auto v = take(r, 3, &args);
@@ -302,7 +325,8 @@ class Interpreter {
     warn(t.at, fmt::format("unexpected token '{}'", display_text(t.text)));
   }
 
-  // Root compile: an `.inc`'s trainsets, events and directives are read past, not recorded.
+  // Root compile: an `.inc`'s trainsets, events and directives are read past, not recorded
+  // (and so are everyone's in a visual pass).
   bool skip_in_inc(Reader& r, const std::string& k) {
     if (k == "trainset") return until(r, {"endtrainset"}), true;
     if (k == "event") return until(r, {"endevent"}), true;
@@ -527,6 +551,7 @@ class Interpreter {
       if (inc_file) follow(at, file, params, depth, true);
       return;
     }
+    if (pass_ == LoadPass::visual) return follow(at, file, params, depth, false);  // recorded by the first pass
     Include inc;
     inc.source_line = at.at.line ? at.at.line - 1 : 0;  // the reference counts lines from 0
     if (written.empty()) written = file;
@@ -545,7 +570,7 @@ class Interpreter {
   void follow(const Tok& at, const std::string& file, const std::vector<std::string>& params, std::uint32_t depth, bool inc) {
     if (!options_.assets) return;
     if (depth >= options_.max_depth) return warn(at.at, fmt::format("include {} nested deeper than {} files: not followed", file, options_.max_depth));
-    if (out_.files.size() >= options_.max_files) return;
+    if (files_opened_ >= options_.max_files) return;
     const std::vector<std::string> candidates = {"scenery/" + file, file, "scenery/" + file + "b", file + "b"};
     auto source = options_.assets->open_first(candidates);
     if (!source) {
@@ -554,8 +579,9 @@ class Interpreter {
     }
     auto bytes = source->read_vector(0, source->size());
     if (!bytes.ok()) return warn(at.at, fmt::format("include {}: {}", file, bytes.error().describe()));
-    const auto index = static_cast<std::uint32_t>(out_.files.size());
-    out_.files.push_back(source->name());
+    // A visual pass opens the files of the first pass again, in the same order: same indices.
+    const auto index = static_cast<std::uint32_t>(files_opened_++);
+    if (index >= out_.files.size()) out_.files.push_back(source->name());
     if (is_twin(bytes.value())) {
       auto twin = read_twin(bytes.value());
       if (!twin.ok()) return warn(at.at, fmt::format("include {}: {}", file, twin.error().describe()));
@@ -565,9 +591,9 @@ class Interpreter {
       TextTokenSource child(bytes.value());
       run(child, index, params, depth + 1, inc);
     }
-    if (options_.keep_inc_files && iends_with(file, ".inc")) {
-      if (!out_.inc_files) out_.inc_files = std::make_shared<MemoryAssets>();
-      out_.inc_files->add(candidates.front(), std::move(bytes).value());
+    if (options_.keep_files && pass_ != LoadPass::visual) {
+      if (!out_.kept_files) out_.kept_files = std::make_shared<MemoryAssets>();
+      out_.kept_files->add(candidates.front(), std::move(bytes).value());
     }
   }
 
@@ -648,8 +674,16 @@ class Interpreter {
     Tok t;
     while (h.size() < 5 && next(r, t)) h.push_back(std::move(t));
     if (h.size() < 5) return warn(at.at, "a node cut short by the end of the file");
-    ++out_.nodes;
     const std::string type = h[4].low();
+    // The other pass's nodes are read past without keeping a token (unknown types count as
+    // infrastructure, as the baker classes them).
+    const bool visual = type == "model" || type.rfind("tri", 0) == 0 || type.rfind("line", 0) == 0;
+    if (pass_ != LoadPass::all && visual != (pass_ == LoadPass::visual)) {
+      skip_node(r, type);
+      if (visual) ++out_.visual_nodes_left;
+      return;
+    }
+    ++out_.nodes;
     static const std::map<std::string, std::string_view> ends = {
         {"track", "endtrack"}, {"traction", "endtraction"}, {"tractionpowersource", "end"}, {"model", "endmodel"},
         {"triangles", "endtri"}, {"triangle_strip", "endtri"}, {"triangle_fan", "endtri"}, {"lines", "endline"},
@@ -683,6 +717,27 @@ class Interpreter {
     else if (type == "sound") sound(h, b);
     else if (type == "tractionpowersource") power(h, b);
     else if (type == "dynamic") dynamic(h, b, nullptr);
+  }
+
+  // A node of the other pass up to its terminator, as node() ends each type, keeping nothing.
+  void skip_node(Reader& r, const std::string& type) {
+    const bool shape = type.rfind("tri", 0) == 0, line = type.rfind("line", 0) == 0;
+    const std::string_view end = type == "track" ? "endtrack" : type == "traction" ? "endtraction"
+                               : type == "model" ? "endmodel" : type == "memcell" ? "endmemcell"
+                               : type == "sound" ? "endsound" : type == "dynamic" ? "enddynamic"
+                               : type == "tractionpowersource" ? "end" : type == "eventlauncher" ? "end" : "endnode";
+    bool material = false;
+    while (r.source.next(r.raw)) {
+      if (r.raw.kind == TokenKind::number) continue;
+      const std::string_view t = r.raw.text;
+      if (shape) {
+        if (iequals(t, "material")) material = true;
+        else if (iequals(t, "endmaterial")) material = false;
+        else if (!material && istarts_with(t, "endtri")) return;
+      } else if (line ? istarts_with(t, "endline") : iequals(t, end) || (type == "eventlauncher" && iequals(t, "endeventlauncher"))) {
+        return;
+      }
+    }
   }
 
   // A shape's tokens up to `endtri`; the material block may hold anything, vertices may be
@@ -1154,6 +1209,8 @@ class Interpreter {
 
   Interpreted& out_;
   const InterpretOptions& options_;
+  LoadPass pass_;
+  std::uint64_t files_opened_ = 1;  // [0] is the scenery itself
   State state_;
   std::unordered_map<std::string_view, Sid, ShortStringHash> ids_;
   std::deque<std::string> id_text_;
@@ -1188,6 +1245,28 @@ Interpreted interpret(TokenSource& source, std::string file_name, const Interpre
   in.run(source, 0, {}, 0);
   in.finish();
   return out;
+}
+
+void interpret_visuals(TokenSource& source, Interpreted& into, const InterpretOptions& options) {
+  InterpretOptions visual = options;
+  visual.pass = LoadPass::visual;
+  visual.assets = into.kept_files.get();
+  visual.root = false;
+  visual.keep_files = false;
+  const std::size_t warned = into.warnings.size();
+  Interpreter in(into, visual);
+  in.run(source, 0, {}, 0);
+  in.finish_visuals();
+  into.visual_nodes_left = 0;
+  // What both passes read (directives, includes) warns once.
+  auto& w = into.warnings;
+  w.erase(std::remove_if(w.begin() + static_cast<std::ptrdiff_t>(warned), w.end(),
+                         [&](const Warning& x) {
+                           return std::any_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(warned), [&](const Warning& y) {
+                             return x.file == y.file && x.offset == y.offset && x.line == y.line && x.message == y.message;
+                           });
+                         }),
+          w.end());
 }
 
 }  // namespace sceneria::scenery

@@ -40,9 +40,13 @@ struct Interpreted {
   std::vector<Warning> warnings;
   std::vector<std::string> missing;  // includes not found
   std::uint64_t nodes = 0;
-  // The `.inc` files read (InterpretOptions::keep_inc_files), under the name they were asked
-  // for: what compiling the scenery as a root needs again after the dropped files are gone.
-  std::shared_ptr<MemoryAssets> inc_files;
+  // The included files read (InterpretOptions::keep_files), under the name they were asked for:
+  // what a later pass, or compiling the scenery as a root, reads again once the dropped files
+  // are gone.
+  std::shared_ptr<MemoryAssets> kept_files;
+  // Visual nodes (models, shapes, lines) an infrastructure pass read past: what a visual pass
+  // (interpret_visuals) would add.
+  std::uint64_t visual_nodes_left = 0;
 };
 
 struct InterpretOptions {
@@ -57,12 +61,22 @@ struct InterpretOptions {
   // nowhere, other includes stay INCL records, and the root's own models are dropped. Needs
   // reference_writer and `assets` for the `.inc` files.
   bool root = false;
-  bool keep_inc_files = false;
+  bool keep_files = false;
+  // The engine's load passes (twin spec §7), for viewing: `infrastructure` reads everything but
+  // the visual nodes (models, shapes, lines), so a scenery's track and wires can be drawn before
+  // its scenery is read; interpret_visuals() then adds those. Nodes are told apart by their type,
+  // not by a twin's markers, which may also span the directives between nodes (notes A5).
+  LoadPass pass = LoadPass::all;
   // Called every few thousand tokens with how far into the scenery's own file the reading is.
   std::function<void(double)> progress = {};
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).
 Interpreted interpret(TokenSource& source, std::string file_name, const InterpretOptions& options = {});
+// The visual pass after an infrastructure pass of the same scenery (`source` read again from its
+// start): its models, shapes and lines join `into`: their strings the same table, their records
+// the lists the infrastructure pass left empty, their sources the same file indices. Includes are
+// read from `into.kept_files` (the first pass needs keep_files); `options.pass` is ignored.
+void interpret_visuals(TokenSource& source, Interpreted& into, const InterpretOptions& options = {});
 
 }  // namespace sceneria::scenery

@@ -7,6 +7,7 @@
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "io/byte_source.hpp"
 #include "scene/scene.hpp"
@@ -20,6 +21,31 @@ TEST(FuzzRegression, NanColoursPackAsZero) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_EQ(scene::rgba(nan, 1.0f, 0.5f, nan), 0x00'80'ff'00u);
   EXPECT_EQ(scene::rgba(-2.0f, 7.0f, 0.0f, 1.0f), 0xff'00'ff'00u);
+}
+
+// format_eu7b_fuzzer: a wire 4 km long hung 40 km from its messenger. Each of its 200 droppers
+// was cut into 20 m pieces like a wire: 800 000 vertices from one 99-byte record (42 KB of them
+// took 48 s). A dropper is one piece now.
+TEST(FuzzRegression, ADropperIsOnePieceHoweverLong) {
+  Module m;
+  m.container.version = 6;
+  m.strings.push_back("x");
+  RecordList<Traction> wires;
+  Traction w;
+  w.p1 = {0, 6, 0};
+  w.p2 = {0, 6, 4000};
+  w.p3 = {40000, 7, 0};
+  w.p4 = {40000, 7, 4000};
+  w.segment_length = 1;
+  wires.records.push_back(w);
+  m.chunks.push_back(Chunk{chunk::TRAC, 0, std::move(wires), {}, false});
+  auto s = to_scene(m);
+  ASSERT_TRUE(s.ok());
+  std::size_t vertices = 0;
+  for (const scene::Section& sec : s->sections)
+    for (const scene::Batch& b : sec.batches) vertices += b.positions.size();
+  // Contact wire and messenger at 200 pieces each, 199 droppers of one: 2 x 200 x 2 + 199 x 2.
+  EXPECT_EQ(vertices, 2u * 200 * 2 + 199 * 2);
 }
 
 // eu7b_section_fuzzer: a format-4 section with no models and no sub-chunks, followed by bytes.

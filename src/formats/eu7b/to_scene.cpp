@@ -60,9 +60,12 @@ struct SceneBuilder::Builder {
     b.colors.push_back(color);
     b.objects.push_back(object);
   }
-  void line(scene::Section& sec, const glm::dvec3& a, const glm::dvec3& b, std::uint32_t color, std::uint32_t object) {
+  // `max_pieces`: how finely a long line may be cut (a hostile file's droppers each as long as
+  // its wire would otherwise make 200 x 2000 pieces of one record).
+  void line(scene::Section& sec, const glm::dvec3& a, const glm::dvec3& b, std::uint32_t color, std::uint32_t object,
+            int max_pieces = 2000) {
     Batch& lines = batch(sec, Batch::Primitive::lines);
-    const int pieces = bounded_count(std::ceil(glm::length(b - a) / kMaxPiece), 1, 2000);
+    const int pieces = bounded_count(std::ceil(glm::length(b - a) / kMaxPiece), 1, max_pieces);
     for (int i = 0; i < pieces; ++i) {
       for (int k : {i, i + 1}) {
         lines.positions.emplace_back(glm::mix(a, b, static_cast<double>(k) / pieces) - sec.origin);
@@ -197,7 +200,7 @@ struct SceneBuilder::Builder {
     const int droppers = bounded_count(length / step, 1, 200);
     for (int i = 1; i < droppers; ++i) {
       const double u = static_cast<double>(i) / droppers;
-      line(sec, glm::mix(p1, p2, u), glm::mix(p3, p4, u), rgba(0.35f, 0.35f, 0.38f), object);
+      line(sec, glm::mix(p1, p2, u), glm::mix(p3, p4, u), rgba(0.35f, 0.35f, 0.38f), object, 1);  // a dropper is short
     }
   }
 

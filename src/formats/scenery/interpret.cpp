@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <unordered_map>
@@ -18,11 +19,12 @@ namespace {
 
 using namespace eu7b;
 
-// A token the grammar keeps: owned text (includes substitute), its number, where it is.
+// A token the grammar keeps while it reads one statement: its text (a view into the source's
+// bytes, or into the reader's arena when substituted or transient), its number, where it is.
 struct Tok {
   TokenKind kind = TokenKind::word;
-  std::string text;
-  std::string original;  // an include's file name as written
+  std::string_view text;
+  std::string_view original;  // an include's file name as written
   double value = 0;
   SourceRef at;
   bool substituted = false;  // a `(pN)` in it was replaced
@@ -34,7 +36,7 @@ struct Tok {
   bool starts(std::string_view prefix) const { return kind != TokenKind::number && istarts_with(text, prefix); }
   // How a number reads back as a name or a value ("1.435", "0"): the text's own spelling, or the
   // shortest form of the value for a twin.
-  std::string spelled() const { return !text.empty() || kind != TokenKind::number ? text : fmt::format("{}", value); }
+  std::string spelled() const { return !text.empty() || kind != TokenKind::number ? std::string(text) : fmt::format("{}", value); }
 };
 
 // A node body read field by field, in order; a field past the end reads as 0 or empty.
@@ -113,6 +115,35 @@ std::uint16_t half(float f) {
   return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | ((mantissa + 0x1000u) >> 13));
 }
 
+// Text that outlives its token for the rest of a statement: substituted tokens, and those a source
+// serves from a buffer it reuses. Blocks are kept and reused, statement after statement.
+class TextArena {
+ public:
+  std::string_view keep(std::string_view s) {
+    if (s.size() > kBlock / 4) return big_.emplace_back(s);  // rare: a huge token gets its own string
+    if (used_ + s.size() > kBlock) {
+      ++block_;  // from none (the largest value) to 0
+      if (block_ == blocks_.size()) blocks_.push_back(std::make_unique<char[]>(kBlock));
+      used_ = 0;
+    }
+    char* at = blocks_[block_].get() + used_;
+    if (!s.empty()) std::memcpy(at, s.data(), s.size());
+    used_ += s.size();
+    return {at, s.size()};
+  }
+  void reset() {
+    block_ = kNone;
+    used_ = kBlock;
+    big_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kBlock = 64 * 1024, kNone = static_cast<std::size_t>(-1);
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::size_t block_ = kNone, used_ = kBlock;
+  std::deque<std::string> big_;
+};
+
 struct State {
   std::vector<glm::dvec3> origins;  // cumulative
   glm::dvec3 rotation{0.0};         // degrees, absolute
@@ -134,11 +165,12 @@ class Interpreter {
 
   void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth,
            bool inc = false) {
-    Reader r{source, file, params, {}, inc};
+    Reader r{source, file, params, {}, inc, {}};
     Tok t;
     const bool report = file == 0 && options_.progress;
     for (std::uint64_t n = 0; next(r, t); ++n) {
       statement(r, t, depth);
+      r.arena.reset();  // nothing of a statement's tokens outlives it
       if (report && (n & 0x3FF) == 0) options_.progress(source.progress());
     }
   }
@@ -195,21 +227,21 @@ class Interpreter {
     const std::vector<std::string>& params;
     Token raw;
     bool inc;  // root compile: an `.inc` file, which gives the root its models and nothing else
+    TextArena arena;
   };
 
   bool next(Reader& r, Tok& t) {
     if (!r.source.next(r.raw)) return false;
     t.kind = r.raw.kind;
     t.value = r.raw.value;
-    t.text.assign(r.raw.text);
-    if (r.raw.in_include) t.original.assign(r.raw.original);  // only an include's file name needs it
-    else t.original.clear();
+    t.text = r.raw.transient ? r.arena.keep(r.raw.text) : r.raw.text;
+    t.original = r.raw.in_include ? r.arena.keep(r.raw.original) : std::string_view();  // only an include's file name needs it
     t.at = SourceRef{r.file, r.raw.offset, r.raw.line, r.raw.column};
     t.substituted = false;
     if (!r.params.empty() && t.kind != TokenKind::number && t.text.find("(p") != std::string::npos) {
       std::string s = substitute(t.text, r.params);
       t.substituted = s != t.text;
-      t.text = std::move(s);
+      if (t.substituted) t.text = r.arena.keep(s);
     }
     return true;
   }
@@ -238,17 +270,21 @@ class Interpreter {
   // `prefix`: a token starting with a terminator ends it too (`endline_strip`, `endlines`).
   std::vector<Tok> until(Reader& r, std::initializer_list<std::string_view> ends, bool* ended = nullptr, bool prefix = false) {
     std::vector<Tok> body;
+    until(r, ends, body, ended, prefix);
+    return body;
+  }
+  // The same into `body` (a buffer node() reuses, so a node costs no allocation).
+  void until(Reader& r, std::initializer_list<std::string_view> ends, std::vector<Tok>& body, bool* ended, bool prefix) {
     Tok t;
     while (next(r, t)) {
       for (std::string_view e : ends)
         if (prefix ? t.starts(e) : t.is(e)) {
           if (ended) *ended = true;
-          return body;
+          return;
         }
-      body.push_back(std::move(t));
+      body.push_back(t);
     }
     if (ended) *ended = false;
-    return body;
   }
 
   void statement(Reader& r, Tok& t, std::uint32_t depth) {
@@ -367,13 +403,19 @@ class Interpreter {
 
   // The reference writer interns strings as it writes the chunks, so STRS holds them in chunk
   // order and, within a record, in field order: renumber what parsing interned on the way.
+  // Interned strings are distinct, so this is a permutation by first use, without hashing again.
   void renumber_strings(std::vector<Chunk>& pack_run) {
     StringTable old = std::move(out_.module.strings);
     out_.module.strings = StringTable();
-    ids_.clear();
-    id_text_.clear();
+    out_.module.strings.reserve(old.size(), old.byte_size());
+    std::vector<Sid> renumbered(old.size(), kNoString);
     auto fix = [&](Sid& s) {
-      if (s != kNoString && s < old.size()) s = sid(old[s]);
+      if (s == kNoString || s >= old.size()) return;
+      if (renumbered[s] == kNoString) {
+        renumbered[s] = static_cast<Sid>(out_.module.strings.size());
+        out_.module.strings.push_back(old[s]);
+      }
+      s = renumbered[s];
     };
     auto node = [&](SlimNode& n) { fix(n.name); };
     for (Include& r : includes_) {
@@ -434,6 +476,8 @@ class Interpreter {
           }
         }
     }
+    ids_.clear();  // its ids are the old ones (nothing is interned after this)
+    id_text_.clear();
   }
 
   // Root compile: the .inc models in their 1 km sections, in PIDX order (row, col) and file order
@@ -670,7 +714,8 @@ class Interpreter {
   }
 
   void node(Reader& r, const Tok& at) {
-    std::vector<Tok> h{at};
+    std::vector<Tok>& h = head_;
+    h.assign(1, at);
     Tok t;
     while (h.size() < 5 && next(r, t)) h.push_back(std::move(t));
     if (h.size() < 5) return warn(at.at, "a node cut short by the end of the file");
@@ -696,12 +741,13 @@ class Interpreter {
       return;
     }
     bool ended = false;
-    std::vector<Tok> b;
+    std::vector<Tok>& b = body_;
+    b.clear();
     // Shapes and lines end at any `endtri…` / `endline…` (`endtriangles`, `endline_strip`), and a
     // launcher at `end` or `endeventlauncher`, as the reference writer reads them.
-    if (type.rfind("tri", 0) == 0) b = shape_body(r, &ended);
-    else if (type == "eventlauncher") b = until(r, {"end", "endeventlauncher"}, &ended);
-    else b = until(r, {it->second}, &ended, type.rfind("line", 0) == 0);
+    if (type.rfind("tri", 0) == 0) shape_body(r, &ended, b);
+    else if (type == "eventlauncher") until(r, {"end", "endeventlauncher"}, b, &ended, false);
+    else until(r, {it->second}, b, &ended, type.rfind("line", 0) == 0);
     if (!ended) {  // cut off by the end of the file: the reference writer drops it too
       warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, it->second));
       return;
@@ -742,8 +788,7 @@ class Interpreter {
 
   // A shape's tokens up to `endtri`; the material block may hold anything, vertices may be
   // comma-joined (`1,0,2`: split, as the EU7B writer does, so they keep their geometry).
-  std::vector<Tok> shape_body(Reader& r, bool* ended) {
-    std::vector<Tok> b;
+  void shape_body(Reader& r, bool* ended, std::vector<Tok>& b) {
     Tok t;
     *ended = false;
     bool material = false;
@@ -770,7 +815,6 @@ class Interpreter {
       }
       b.push_back(std::move(t));
     }
-    return b;
   }
 
   void track(const std::vector<Tok>& h, const std::vector<Tok>& b) {
@@ -895,7 +939,7 @@ class Interpreter {
     static const std::vector<std::string_view> keywords = {"lights", "lightcolors", "angles", "scale", "notransition", "endmodel"};
     while (i < b.size()) {
       // The engine lower-cases keywords; the reference writer does not (`Lights` is ignored).
-      const std::string k = options_.reference_writer ? b[i++].text : b[i++].low();
+      const std::string k = options_.reference_writer ? std::string(b[i++].text) : b[i++].low();
       if (k == "angles") angles = {num(), num(), num()};  // the engine replaces the angles
       else if (k == "scale") scale *= glm::dvec3{num(), num(), num()};
       else if (k == "notransition") m.transition = 0;
@@ -1210,6 +1254,7 @@ class Interpreter {
   Interpreted& out_;
   const InterpretOptions& options_;
   LoadPass pass_;
+  std::vector<Tok> head_, body_;  // node()'s, kept for their capacity
   std::uint64_t files_opened_ = 1;  // [0] is the scenery itself
   State state_;
   std::unordered_map<std::string_view, Sid, ShortStringHash> ids_;

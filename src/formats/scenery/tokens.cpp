@@ -38,6 +38,7 @@ bool TextTokenSource::raw(Token& out) {
   } else {
     current_.assign(t.text);
     out.text = current_;
+    out.transient = true;
   }
   out.offset = t.offset;
   out.line = t.line;
@@ -74,6 +75,7 @@ bool TextTokenSource::next(Token& out) {
   Token t = out;
   t.kind = TokenKind::word;
   t.in_include = true;
+  t.transient = true;  // served from pending_, which the next statement reuses
   pending_.push_back(t);
   pending_text_.push_back("include");
   pending_original_.push_back(std::string(t.text));
@@ -85,6 +87,7 @@ bool TextTokenSource::next(Token& out) {
     }
     const bool end = !file && text == "end";
     t.in_include = true;
+    t.transient = true;
     t.kind = TokenKind::word;
     t.value = 0;
     t.encoding = EntryTag::token;

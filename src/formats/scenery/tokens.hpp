@@ -24,6 +24,8 @@ struct Token {
   std::string_view original;
   double value = 0;       // numbers: text's exact value; a twin's as it replays (f32 widened)
   EntryTag encoding = EntryTag::token;  // numbers: how a twin stores it (int, f32, f64)
+  // `text` and `original` last only until the next token (else: as long as the source's bytes).
+  bool transient = false;
   bool in_include = false;   // part of an include statement
   bool ends_include = false;  // its last token (`end`, or whatever the file ended on)
   // Where it is: text has lines and columns; a twin has the entry's byte offset (line 0).

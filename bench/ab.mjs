@@ -1,0 +1,29 @@
+// Two builds of one benchmark side by side (before and after a change), alternating so both see
+// the same machine noise: the best of each `*_ms` field and the ratio. Any benchmark that prints
+// one JSON line works.
+//   node bench/ab.mjs --before OLD_BINARY --after NEW_BINARY [--rounds 5] -- ARGS...
+import { execFileSync } from 'node:child_process';
+
+const argv = process.argv.slice(2);
+const split = argv.indexOf('--');
+const opts = Object.fromEntries((split < 0 ? argv : argv.slice(0, split)).join(' ').split('--').filter(Boolean)
+  .map((p) => p.trim().split(/\s+/)).map(([k, v]) => [k, v]));
+const args = split < 0 ? [] : argv.slice(split + 1);
+if (!opts.before || !opts.after) {
+  console.error('usage: node bench/ab.mjs --before OLD --after NEW [--rounds N] -- ARGS...');
+  process.exit(2);
+}
+const rounds = Number(opts.rounds || 5);
+const best = { before: {}, after: {} };
+for (let r = 0; r < rounds; r++) {
+  for (const side of r % 2 ? ['after', 'before'] : ['before', 'after']) {
+    const j = JSON.parse(execFileSync(opts[side], args, { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop());
+    for (const [k, v] of Object.entries(j))
+      if (k.endsWith('_ms') && v < 1e100) best[side][k] = Math.min(best[side][k] ?? Infinity, v);
+  }
+}
+console.log(`${rounds} alternating rounds of: ${args.join(' ')}`);
+console.log('| measure | before | after | before / after |');
+console.log('|---|---|---|---|');
+for (const k of Object.keys(best.before))
+  console.log(`| ${k} | ${best.before[k].toFixed(1)} ms | ${best.after[k].toFixed(1)} ms | ${(best.before[k] / best.after[k]).toFixed(2)} |`);

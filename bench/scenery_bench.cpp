@@ -2,7 +2,9 @@
 // and compile to EU7B (the reference writer's reading), on a real file or a generated text
 // scenery of a given size. Prints one JSON line; bench/scenery-run.mjs runs both builds side by
 // side and prints ratios.
-//   sceneria_scenery_bench [--file PATH] [--mb N] [--repeat R] [--only tokenize|bake|compile]
+// Also the viewer's load passes: the infrastructure pass (what is drawn first), the visual pass
+// after it, and one pass of everything.
+//   sceneria_scenery_bench [--file PATH] [--mb N] [--repeat R] [--only tokenize|bake|compile|passes]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -80,7 +82,7 @@ int main(int argc, char** argv) {
     const auto twin = scenery::bake_bytes(text, scenery::TwinKind::scm);
     std::ofstream(dump + "b", std::ios::binary).write(reinterpret_cast<const char*>(twin.data()), static_cast<std::streamsize>(twin.size()));
   }
-  double tokenize_ms = 1e300, bake_ms = 1e300, compile_ms = 1e300;
+  double tokenize_ms = 1e300, bake_ms = 1e300, compile_ms = 1e300, infra_ms = 1e300, visual_ms = 1e300, all_ms = 1e300;
   std::size_t tokens = 0, twin_bytes = 0, module_bytes = 0, compile_heap = 0;
   for (int r = 0; r < repeat; ++r) {
     auto t = Clock::now();
@@ -98,6 +100,20 @@ int main(int argc, char** argv) {
     twin_bytes = scenery::bake_bytes(text, scenery::TwinKind::scm).size();
     bake_ms = std::min(bake_ms, ms_since(t));
     }
+    if (run("passes")) {
+      t = Clock::now();
+      scenery::TextTokenSource first(text);
+      auto staged = scenery::interpret(first, "bench.scm", {.keep_files = true, .pass = scenery::LoadPass::infrastructure});
+      infra_ms = std::min(infra_ms, ms_since(t));
+      t = Clock::now();
+      scenery::TextTokenSource second(text);
+      scenery::interpret_visuals(second, staged);
+      visual_ms = std::min(visual_ms, ms_since(t));
+      t = Clock::now();
+      scenery::TextTokenSource whole(text);
+      (void)scenery::interpret(whole, "bench.scm", {});
+      all_ms = std::min(all_ms, ms_since(t));
+    }
     if (!run("compile")) continue;
 
     const std::size_t heap0 = heap_in_use();
@@ -110,7 +126,7 @@ int main(int argc, char** argv) {
     module_bytes = module ? module->size() : 0;
   }
   std::printf("{\"bytes\":%zu,\"tokens\":%zu,\"twin_bytes\":%zu,\"module_bytes\":%zu,\"tokenize_ms\":%.2f,\"bake_ms\":%.2f,"
-              "\"compile_ms\":%.2f,\"compile_heap\":%zu}\n",
-              text.size(), tokens, twin_bytes, module_bytes, tokenize_ms, bake_ms, compile_ms, compile_heap);
+              "\"compile_ms\":%.2f,\"compile_heap\":%zu,\"infra_pass_ms\":%.2f,\"visual_pass_ms\":%.2f,\"one_pass_ms\":%.2f}\n",
+              text.size(), tokens, twin_bytes, module_bytes, tokenize_ms, bake_ms, compile_ms, compile_heap, infra_ms, visual_ms, all_ms);
   return 0;
 }

@@ -389,9 +389,16 @@ class Interpreter {
     auto& where = out_.where[list];
     std::vector<std::size_t> order(records.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(records[a]) < key(records[b]); });
+    const auto before = [&](std::size_t a, std::size_t b) { return key(records[a]) < key(records[b]); };
+    if (std::is_sorted(order.begin(), order.end(), before)) {  // already in the writer's order
+      if (where.empty()) out_.where.erase(list);  // (the lookup above made it)
+      return;
+    }
+    std::stable_sort(order.begin(), order.end(), before);
     std::vector<T> sorted;
     std::vector<SourceRef> refs;
+    sorted.reserve(records.size());
+    refs.reserve(where.size());
     for (std::size_t i : order) {
       sorted.push_back(std::move(records[i]));
       if (i < where.size()) refs.push_back(where[i]);

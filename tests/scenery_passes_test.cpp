@@ -11,6 +11,9 @@
 #include <fmt/format.h>
 
 #include "formats/registry.hpp"
+#include "formats/scenery/interpret.hpp"
+#include "formats/scenery/tokens.hpp"
+#include "formats/scenery/twin.hpp"
 #include "io/assets.hpp"
 #include "sample_files.hpp"
 #include "scene/deltas.hpp"
@@ -151,6 +154,81 @@ TEST(SceneryPasses, AFileOfVisualsOpensWhole) {
   EXPECT_FALSE(doc->staging());
   EXPECT_EQ(counts(*doc)["shapes"], 96u);
   EXPECT_FALSE(doc->next_stage({0, 0, 0}));
+}
+
+// A twin's visual nodes are stepped over whole by their markers where a marker holds one node
+// (TD: every shape), and read past token by token where one marker runs over several nodes and
+// the directives between them (trees.scmb, tree.incb: notes A5), so no origin or rotate is lost.
+TEST(SceneryPasses, ATwinsVisualMarkersAreSkippedWholeWhereTheyHoldOneNode) {
+  SCENERIA_REQUIRE_SAMPLES();
+  struct Case {
+    const char* rel;
+    std::uint64_t visual_nodes, skipped_whole;
+  };
+  for (const Case c : {Case{"maszyna/twin/TD.scnb", 62, 62}, Case{"maszyna/twin/trees.scmb", 96, 0}, Case{"maszyna/twin/tree.incb", 2, 0}}) {
+    SCOPED_TRACE(c.rel);
+    const auto bytes = test::read_file(test::samples_dir() / c.rel);
+    const auto twin = read_twin(bytes).value();
+    TwinTokenSource source(twin);
+    const Interpreted infra = interpret(source, c.rel, {.pass = LoadPass::infrastructure});
+    EXPECT_EQ(infra.visual_nodes_left, c.visual_nodes);
+    EXPECT_EQ(source.nodes_skipped(), c.skipped_whole);
+    EXPECT_EQ(infra.where.count("shapes"), 0u);
+  }
+  // Interpreted either way, the infrastructure is the same as read from the text.
+  const auto text = test::read_file(test::samples_dir() / "maszyna/text/TD.scn");
+  const auto twin = read_twin(test::read_file(test::samples_dir() / "maszyna/twin/TD.scnb")).value();
+  TextTokenSource from_text(text);
+  TwinTokenSource from_twin(twin);
+  const Interpreted a = interpret(from_text, "TD", {.pass = LoadPass::infrastructure});
+  const Interpreted b = interpret(from_twin, "TD", {.pass = LoadPass::infrastructure});
+  EXPECT_EQ(a.nodes, b.nodes);
+  EXPECT_EQ(a.where.at("tracks").size(), b.where.at("tracks").size());
+  EXPECT_EQ(a.module.strings.size(), b.module.strings.size());
+}
+
+// The reader's own passes step over a marker in one move; node_offset/seek_node come back to a
+// node; a VISUAL_POS node says where it is before any of its entries is read.
+TEST(SceneryPasses, TheTwinSourceSkipsSeeksAndPlacesNodes) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto twin = read_twin(test::read_file(test::samples_dir() / "maszyna/twin/TD.scnb")).value();
+  std::uint64_t infra_markers = 0, visual_markers = 0;
+  for (const TwinMarker& m : twin.markers) ++(m.cls == NodeClass::infra ? infra_markers : visual_markers);
+  ASSERT_EQ(infra_markers, 204u);
+  ASSERT_EQ(visual_markers, 62u);
+  TwinTokenSource infra(twin, LoadPass::infrastructure);
+  Token t;
+  std::uint64_t served = 0;
+  while (infra.next(t)) {
+    ++served;
+    ASSERT_NE(infra.node() ? infra.node()->cls : NodeClass::infra, NodeClass::visual_pos);
+  }
+  EXPECT_EQ(infra.markers_passed(), 62u);
+  // Every entry outside the visual markers, an include as its `include … end` tokens.
+  std::uint64_t expected = 0;
+  for (const TwinEntry& e : twin.entries)
+    if (e.marker == TwinEntry::kNoMarker || twin.markers[e.marker].cls == NodeClass::infra)
+      expected += e.tag == EntryTag::include ? e.files + e.params + 2 : 1;
+  EXPECT_EQ(served, expected);
+  EXPECT_LT(served, twin.entries.size());
+
+  // The first visual node: its position from the marker, then away and back by its offset.
+  TwinTokenSource all(twin);
+  while (all.next(t) && !(all.node() && all.node()->cls == NodeClass::visual_pos)) {
+  }
+  ASSERT_NE(all.node(), nullptr);
+  const TwinMarker first = *all.node();
+  EXPECT_EQ(t.text, "node");
+  EXPECT_EQ(all.node_offset(), first.offset);
+  EXPECT_TRUE(first.has_position);
+  const std::uint64_t node_token = t.offset;
+  for (int k = 0; k < 40 && all.next(t); ++k) {
+  }
+  ASSERT_TRUE(all.seek_node(first.offset));
+  ASSERT_TRUE(all.next(t));
+  EXPECT_EQ(t.text, "node");
+  EXPECT_EQ(t.offset, node_token);
+  EXPECT_FALSE(all.seek_node(first.offset + 1));
 }
 
 }  // namespace

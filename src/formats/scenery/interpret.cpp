@@ -779,6 +779,12 @@ class Interpreter {
                                : type == "model" ? "endmodel" : type == "memcell" ? "endmemcell"
                                : type == "sound" ? "endsound" : type == "dynamic" ? "enddynamic"
                                : type == "tractionpowersource" ? "end" : type == "eventlauncher" ? "end" : "endnode";
+    // A twin's marker holding this node alone is stepped over at once.
+    if (shape ? r.source.skip_marked_node({"endtri"}, true)
+              : line ? r.source.skip_marked_node({"endline"}, true)
+                     : type == "eventlauncher" ? r.source.skip_marked_node({"end", "endeventlauncher"}, false)
+                                               : r.source.skip_marked_node({end}, false))
+      return;
     bool material = false;
     while (r.source.next(r.raw)) {
       if (r.raw.kind == TokenKind::number) continue;

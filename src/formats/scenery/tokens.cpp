@@ -1,5 +1,6 @@
 #include "formats/scenery/tokens.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sceneria::scenery {
@@ -111,7 +112,12 @@ double TwinTokenSource::progress() const {
 }
 
 bool TwinTokenSource::next(Token& out) {
-  while (entry_ < twin_.entries.size() && include_part_ == 0 && !served(twin_, twin_.entries[entry_], pass_)) ++entry_;
+  // A marker the pass does not serve is stepped over whole (served() is true outside markers).
+  while (entry_ < twin_.entries.size() && include_part_ == 0 && !served(twin_, twin_.entries[entry_], pass_)) {
+    const TwinMarker& m = twin_.markers[twin_.entries[entry_].marker];
+    entry_ = std::max<std::size_t>(entry_ + 1, std::size_t{m.first_entry} + m.entry_count);
+    ++markers_passed_;
+  }
   if (entry_ >= twin_.entries.size()) return false;
   const TwinEntry& e = twin_.entries[entry_];
   out = Token{};
@@ -149,6 +155,42 @@ bool TwinTokenSource::next(Token& out) {
   }
   out.original = out.text;
   ++entry_;
+  return true;
+}
+
+const TwinMarker* TwinTokenSource::node() const {
+  if (entry_ == 0 || entry_ > twin_.entries.size()) return nullptr;
+  const std::uint32_t m = twin_.entries[include_part_ ? entry_ : entry_ - 1].marker;
+  return m < twin_.markers.size() ? &twin_.markers[m] : nullptr;
+}
+
+std::uint64_t TwinTokenSource::node_offset() const {
+  const TwinMarker* m = node();
+  return m ? m->offset : kNoNode;
+}
+
+bool TwinTokenSource::seek_node(std::uint64_t offset) {
+  const auto it = std::lower_bound(twin_.markers.begin(), twin_.markers.end(), offset,
+                                   [](const TwinMarker& m, std::uint64_t at) { return m.offset < at; });
+  if (it == twin_.markers.end() || it->offset != offset || it->entry_count == 0) return false;
+  entry_ = it->first_entry;
+  include_part_ = 0;
+  return true;
+}
+
+bool TwinTokenSource::skip_marked_node(std::initializer_list<std::string_view> ends, bool prefix) {
+  const TwinMarker* m = include_part_ ? nullptr : node();
+  if (!m || m->nodes != 1 || m->entry_count == 0) return false;
+  const std::size_t end = std::size_t{m->first_entry} + m->entry_count;
+  if (entry_ >= end) return false;  // the node's last entry was read already
+  const TwinEntry& last = twin_.entries[end - 1];
+  if (last.tag != EntryTag::token && last.tag != EntryTag::qtoken) return false;
+  const std::string_view text = twin_.text(last);
+  bool is_end = false;
+  for (std::string_view e : ends) is_end = is_end || (prefix ? istarts_with(text, e) : iequals(text, e));
+  if (!is_end) return false;  // something follows its terminator inside the marker
+  entry_ = end;
+  ++nodes_skipped_;
   return true;
 }
 

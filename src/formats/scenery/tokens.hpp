@@ -4,6 +4,7 @@
 // the word `include`, its file expression (lower case; a random set as `[ a b ]`), its
 // parameters as words (verbatim) and the word `end`, whichever side it came from.
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -46,6 +47,10 @@ class TokenSource {
   virtual bool next(Token& out) = 0;
   // Position in [0, 1] for progress bars.
   virtual double progress() const = 0;
+  // A node being read past (a load pass that does not serve it), when a twin's marker holds it
+  // alone and ends with one of `ends` (a token starting with one, if `prefix`): the rest of it is
+  // skipped in O(1) and the answer is true. Otherwise nothing moves: read on token by token.
+  virtual bool skip_marked_node(std::initializer_list<std::string_view> /*ends*/, bool /*prefix*/) { return false; }
 };
 
 // Text → tokens, with include statements captured whole as the baker does.
@@ -65,18 +70,33 @@ class TextTokenSource final : public TokenSource {
   std::string current_;
 };
 
-// Twin entries → tokens; a load pass leaves out the markers of the other class.
+// Twin entries → tokens; a load pass leaves out the markers of the other class, each in one step.
 class TwinTokenSource final : public TokenSource {
  public:
   explicit TwinTokenSource(const Twin& twin, LoadPass pass = LoadPass::all) : twin_(twin), pass_(pass) {}
   bool next(Token& out) override;
   double progress() const override;
+  bool skip_marked_node(std::initializer_list<std::string_view> ends, bool prefix) override;
+
+  // The marker around the entry served last: the node being read (nullptr outside nodes). Its
+  // position and range, for a VISUAL_POS marker, let a reader judge a node by distance first.
+  const TwinMarker* node() const;
+  // Its byte offset in the twin, and back to it later: next() then serves that node's first
+  // entry again (one node rebuilt on demand without reading the twin again). False: no marker
+  // starts at `offset`.
+  std::uint64_t node_offset() const;
+  bool seek_node(std::uint64_t offset);
+  static constexpr std::uint64_t kNoNode = ~std::uint64_t{0};
+  // Nodes skipped whole by skip_marked_node, and markers a load pass stepped over.
+  std::uint64_t nodes_skipped() const { return nodes_skipped_; }
+  std::uint64_t markers_passed() const { return markers_passed_; }
 
  private:
   const Twin& twin_;
   LoadPass pass_;
   std::size_t entry_ = 0;
   std::uint32_t include_part_ = 0;  // within an include entry: 0 "include", then its strings, then "end"
+  std::uint64_t nodes_skipped_ = 0, markers_passed_ = 0;
 };
 
 }  // namespace sceneria::scenery

@@ -1,5 +1,7 @@
 #include "formats/scenery/twin.hpp"
 
+#include "core/text.hpp"
+
 #include <cstring>
 
 #include <fmt/format.h>
@@ -304,7 +306,11 @@ Result<Twin> read_twin(std::span<const std::uint8_t> bytes) {
         return Error{Errc::bad_value, e.offset, fmt::format("entry at {:#x}: unknown tag {}", e.offset, tag)};
     }
     if (!c.ok()) return c.error();
-    if (e.marker != TwinEntry::kNoMarker) ++t.markers[e.marker].entry_count;
+    if (e.marker != TwinEntry::kNoMarker) {
+      TwinMarker& m = t.markers[e.marker];
+      ++m.entry_count;
+      if ((e.tag == EntryTag::token || e.tag == EntryTag::qtoken) && iequals(t.text(e), "node")) ++m.nodes;
+    }
     t.entries.push_back(e);
   }
   if (!c.ok()) return c.error();

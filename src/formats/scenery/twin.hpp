@@ -46,6 +46,9 @@ struct TwinMarker {
   float position[3] = {0, 0, 0};
   float range = -1;               // v9+; -1 = unlimited (and before v9)
   std::uint32_t first_entry = 0, entry_count = 0;
+  // `node` tokens in its body: 1 where the marker holds one node, as writers mean it to; more
+  // where position collection ran on past the terminator (notes A5).
+  std::uint32_t nodes = 0;
 };
 
 struct Twin {

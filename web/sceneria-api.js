@@ -61,6 +61,9 @@ export class Parser {
   // A camera tick for a streamed scenery: {delta (scene bytes or null), evict: [{row, col}],
   // errors, stats: {bytes, requests, size, inFlight, ready, resident, notices, late: [loaded,
   // total] (data read after the view, such as model names), decodedOffThread}}; null if stale.
+  // For a document opened in stages (inspect() answered `staged: true`: a scenery's visuals
+  // after its infrastructure): {delta, staging (more to come), described (inspect()'s summary
+  // and lists again, on the first tick, which reads the rest)}.
   async camera(doc, x, y, z) {
     const r = await this.#request({ kind: 'camera', doc, x, y, z });
     return r.stale ? null : r;

@@ -377,81 +377,78 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   document.dispatchEvent(new CustomEvent('sceneria:loaded', { detail: window.sceneria.lastResult }));
 }
 
-// ---- a scenery's visuals after its infrastructure (the load passes) ----
-// The worker reads them on the first tick, then gives a 1 km section of them per tick, the
-// nearest the camera first; the lists grow once they are read.
-let staging = null;
-let ticking = false;  // one camera tick at a time, staged or streamed
-async function stageTick() {
-  if (!staging || !viewer || ticking || streamPaused) return;
+// ---- camera ticks: a scenery streamed by URL, or a staged scenery's visuals ----
+// About 30 a second, one at a time: the worker answers with at most one section to add (about
+// one per frame, as the runtime does), and the handler of whatever is open applies it.
+let ticking = false;
+let streamPaused = false;  // pauseStreaming(true): nothing requested, applied or evicted
+async function cameraTick() {
+  const s = streaming || staging;
+  if (!s || !viewer || ticking || streamPaused) return;
   ticking = true;
   try {
-    const s = staging;
     const [x, y, z] = viewer.camera().eye;
     const r = await parser.camera(s.doc, x, y, z);
-    if (!r || staging !== s) return;
-    if (r.described?.ok) {
-      window.sceneria.lastResult = { ...window.sceneria.lastResult, summary: r.described.summary, lists: r.described.lists };
-      showSummary(s.name, r.described.summary);
-      showKinds(r.described.lists, currentKind());
-    }
-    if (r.delta) {
-      const error = viewer.addDelta(r.delta);
-      if (error) console.warn(`[sceneria] visuals rejected: ${error}`);
-      else s.applied++;
-    }
-    const done = !r.staging;
-    if (done) staging = null;
-    window.sceneria.staged = { done, applied: s.applied, ms: performance.now() - s.started };
-    if (done) document.dispatchEvent(new CustomEvent('sceneria:staged', { detail: window.sceneria.staged }));
+    if (!r) return;
+    if (s === streaming) streamed(s, r, x, z);
+    else if (s === staging) staged(s, r);
   } finally {
     ticking = false;
   }
 }
-setInterval(stageTick, 33);
+setInterval(cameraTick, 33);
 
-// ---- streaming by URL ----
-let streamPaused = false;  // pauseStreaming(true): the resident sections stay as they are
-async function streamTick() {
-  if (!streaming || !viewer || ticking || streamPaused) return;
-  ticking = true;
-  try {
-    const s = streaming;
-    const [x, y, z] = viewer.camera().eye;
-    const r = await parser.camera(s.doc, x, y, z);
-    if (!r || streaming !== s) return;
-    if (r.reload) {  // the file changed on the server: reopen it once, keeping the view
-      openUrl(s.url, { cam: currentView().cam, sel: null }, { reloaded: true });
-      return;
-    }
-    for (const { row, col } of r.evict) viewer.dropSection(row, col);
-    s.evicted = (s.evicted || 0) + r.evict.length;
-    if (r.evict.length) document.dispatchEvent(new CustomEvent('sceneria:evicted', { detail: { sections: r.evict } }));
-    if (r.delta) {
-      const error = viewer.addDelta(r.delta);
-      if (error) console.warn(`[sceneria] section rejected: ${error}`);
-      else {
-        s.applied = (s.applied || 0) + 1;
-        // What had been fetched when the first models went on screen (header + nearest section).
-        if (s.applied === 1) s.firstModelsBytes = r.stats.bytes;
-      }
-    }
-    for (const e of r.errors) {  // a clear message for that section; the rest keeps streaming
-      console.warn(`[sceneria] ${e}`);
-      notice(e);
-    }
-    s.stats = r.stats;
-    for (const n of r.stats.notices) notice(n);
-    if (r.grid) s.grid = r.grid;
-    if (r.missing) showMissing(r.missing);  // looked for next to the URL as the view opens
-    drawMinimap(s, x, z);
-    window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
-                               evicted: s.evicted || 0, firstModelsBytes: s.firstModelsBytes ?? null };
-  } finally {
-    ticking = false;
+// A scenery's visuals after its infrastructure (the load passes): the worker reads them on the
+// first tick, then gives a 1 km section of them per tick, nearest the camera first; the lists
+// grow once they are read.
+let staging = null;
+function staged(s, r) {
+  if (r.described?.ok) {
+    window.sceneria.lastResult = { ...window.sceneria.lastResult, summary: r.described.summary, lists: r.described.lists };
+    showSummary(s.name, r.described.summary);
+    showKinds(r.described.lists, currentKind());
   }
+  if (r.delta) {
+    const error = viewer.addDelta(r.delta);
+    if (error) console.warn(`[sceneria] visuals rejected: ${error}`);
+    else s.applied++;
+  }
+  const done = !r.staging;
+  if (done) staging = null;
+  window.sceneria.staged = { done, applied: s.applied, ms: performance.now() - s.started };
+  if (done) document.dispatchEvent(new CustomEvent('sceneria:staged', { detail: window.sceneria.staged }));
 }
-setInterval(streamTick, 33);  // about one section applied per frame, as the runtime does
+
+// A scenery streamed by URL: sections dropped, one added, the stats and the map.
+function streamed(s, r, x, z) {
+  if (r.reload) {  // the file changed on the server: reopen it once, keeping the view
+    openUrl(s.url, { cam: currentView().cam, sel: null }, { reloaded: true });
+    return;
+  }
+  for (const { row, col } of r.evict) viewer.dropSection(row, col);
+  s.evicted = (s.evicted || 0) + r.evict.length;
+  if (r.evict.length) document.dispatchEvent(new CustomEvent('sceneria:evicted', { detail: { sections: r.evict } }));
+  if (r.delta) {
+    const error = viewer.addDelta(r.delta);
+    if (error) console.warn(`[sceneria] section rejected: ${error}`);
+    else {
+      s.applied = (s.applied || 0) + 1;
+      // What had been fetched when the first models went on screen (header + nearest section).
+      if (s.applied === 1) s.firstModelsBytes = r.stats.bytes;
+    }
+  }
+  for (const e of r.errors) {  // a clear message for that section; the rest keeps streaming
+    console.warn(`[sceneria] ${e}`);
+    notice(e);
+  }
+  s.stats = r.stats;
+  for (const n of r.stats.notices) notice(n);
+  if (r.grid) s.grid = r.grid;
+  if (r.missing) showMissing(r.missing);  // looked for next to the URL as the view opens
+  drawMinimap(s, x, z);
+  window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
+                             evicted: s.evicted || 0, firstModelsBytes: s.firstModelsBytes ?? null };
+}
 
 // The PIDX grid: every section of the module, coloured by its streaming state, and the camera.
 const MAP_COLOURS = ['#4a535c', '#e0a33a', '#9fd07a', '#3fae5a'];  // idle, loading, decoded, resident

@@ -377,9 +377,8 @@ async function openWhole(m, bytes, request, progress) {
 let staged = null;
 function stageTick(request) {
   if (!staged || request.doc !== staged.doc || request.doc !== documentId) return { stale: true };
-  const started = performance.now();
   const r = document.nextStage(request.x, request.y, request.z);
-  const out = { delta: r.delta, staging: r.staging, ms: performance.now() - started };
+  const out = { delta: r.delta, staging: r.staging };
   // The first tick read the visual nodes: the lists have grown.
   if (staged.ticks++ === 0) out.described = JSON.parse(document.describe(200));
   if (!r.staging) staged = null;

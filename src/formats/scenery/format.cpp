@@ -24,12 +24,22 @@ class SceneryDocument final : public Document {
   SceneryDocument(std::string_view format, std::string name, std::vector<std::uint8_t> bytes, std::optional<Twin> twin,
                   Interpreted interpreted)
       : format_(format), name_(std::move(name)), bytes_(std::move(bytes)), twin_(std::move(twin)),
-        in_(std::move(interpreted)), browser_(std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{})) {}
+        in_(std::move(interpreted)) {
+    // Opened in stages with no infrastructure to draw (a file of trees): nothing would show
+    // before the visuals, so they are read now.
+    if (in_.visual_nodes_left && !draws_infrastructure()) read_visuals();
+    browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
+  }
 
   std::string_view format_id() const override { return format_; }
   const std::vector<std::uint8_t>& bytes() const { return bytes_; }
   const std::optional<Twin>& twin() const { return twin_; }
   const Interpreted& interpreted() const { return in_; }
+  // The document's tokens from the start, from the twin or the text it was opened from.
+  std::unique_ptr<TokenSource> tokens() const {
+    if (twin_) return std::make_unique<TwinTokenSource>(*twin_);
+    return std::make_unique<TextTokenSource>(bytes_);
+  }
   const std::string& name() const { return name_; }
 
   std::string headline() const override {
@@ -202,25 +212,35 @@ class SceneryDocument final : public Document {
   }
   static bool icontains(std::string_view s, std::string_view q) { return lower(s).find(lower(q)) != std::string::npos; }
 
+  bool draws_infrastructure() const {
+    for (const char* list : {"tracks", "traction", "launchers", "sounds", "power"})
+      if (in_.where.count(list)) return true;
+    return false;
+  }
+  void read_visuals() { interpret_visuals(*tokens(), in_); }
+
   // The visual pass: its records join the lists; what they draw comes back as a scene of its own.
   Result<scene::Scene> load_visuals() {
-    if (twin_) {
-      TwinTokenSource tokens(*twin_);
-      interpret_visuals(tokens, in_);
-    } else {
-      TextTokenSource tokens(bytes_);
-      interpret_visuals(tokens, in_);
-    }
+    read_visuals();
     browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
     groups_.clear();
     first_reading_.clear();
-    // The visual records alone: the same strings, and the same numbering in their lists (the
+    // The visual records alone, lent to the scene builder and given back (the largest data of a
+    // scenery is not copied): the same strings, and the same numbering in their lists (the
     // infrastructure pass left those lists empty).
     eu7b::Module visuals;
-    visuals.strings = in_.module.strings;
-    for (const eu7b::Chunk& c : in_.module.chunks)
-      if (c.id == eu7b::chunk::MESH || c.id == eu7b::chunk::LINE || c.id == eu7b::chunk::MODL) visuals.chunks.push_back(c);
-    return eu7b::to_scene(visuals);
+    std::swap(visuals.strings, in_.module.strings);
+    std::vector<std::size_t> lent;
+    for (std::size_t i = 0; i < in_.module.chunks.size(); ++i) {
+      const std::uint32_t id = in_.module.chunks[i].id;
+      if (id != eu7b::chunk::MESH && id != eu7b::chunk::LINE && id != eu7b::chunk::MODL) continue;
+      lent.push_back(i);
+      visuals.chunks.push_back(std::move(in_.module.chunks[i]));
+    }
+    auto scene = eu7b::to_scene(visuals);
+    for (std::size_t k = 0; k < lent.size(); ++k) in_.module.chunks[lent[k]] = std::move(visuals.chunks[k]);
+    std::swap(visuals.strings, in_.module.strings);
+    return scene;
   }
 
   std::string_view format_;
@@ -267,8 +287,7 @@ Result<std::vector<std::uint8_t>> read_all(ByteSource& source) {
 }
 
 // Read as the engine reads it, includes followed and kept (for the visual pass and a later root
-// compile). Staged: the infrastructure pass first, unless the scenery has no infrastructure to
-// draw (a file of trees): then there is nothing to show before its visuals.
+// compile). Staged: the infrastructure pass first.
 InterpretOptions viewing(const OpenOptions& options) {
   InterpretOptions o;
   o.assets = options.assets;
@@ -276,21 +295,12 @@ InterpretOptions viewing(const OpenOptions& options) {
   if (options.staged) o.pass = LoadPass::infrastructure;
   return o;
 }
-bool draws_infrastructure(const Interpreted& in) {
-  for (const char* list : {"tracks", "traction", "launchers", "sounds", "power"})
-    if (in.where.count(list)) return true;
-  return false;
-}
 
 Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOptions& options) {
   auto bytes = read_all(source);
   if (!bytes) return bytes.error();
   TextTokenSource tokens(*bytes);
   Interpreted in = interpret(tokens, source.name(), viewing(options));
-  if (in.visual_nodes_left && !draws_infrastructure(in)) {
-    TextTokenSource again(*bytes);
-    interpret_visuals(again, in);
-  }
   return std::unique_ptr<Document>(new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, std::move(in)));
 }
 
@@ -301,10 +311,6 @@ Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOption
   if (!twin) return twin.error();
   TwinTokenSource tokens(*twin);
   Interpreted in = interpret(tokens, source.name(), viewing(options));
-  if (in.visual_nodes_left && !draws_infrastructure(in)) {
-    TwinTokenSource again(*twin);
-    interpret_visuals(again, in);
-  }
   return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), std::move(in)));
 }
 
@@ -349,14 +355,7 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   how.reference_writer = true;
   how.root = root;
   how.progress = options.progress;
-  Interpreted compiled;
-  if (s->twin()) {
-    TwinTokenSource tokens(*s->twin());
-    compiled = interpret(tokens, s->name(), how);
-  } else {
-    TextTokenSource tokens(s->bytes());
-    compiled = interpret(tokens, s->name(), how);
-  }
+  Interpreted compiled = interpret(*s->tokens(), s->name(), how);
   if (options.losses) {
     for (const Warning& w : compiled.warnings) options.losses->push_back(w.message);
     // One line for what was not found: a scenery may name hundreds of absent files.

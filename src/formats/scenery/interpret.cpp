@@ -89,6 +89,35 @@ const std::map<std::string, std::string_view, std::less<>> kBlocks = {
     {"sky", "endsky"},         {"description", "enddescription"}, {"test", "endtest"}, {"light", "endlight"},
     {"terrain", "endterrain"}, {"isolated", "endisolated"}, {"area", "endarea"}, {"assignment", "endassignment"}};
 
+// How each node type ends, as the reference writer reads them: at its terminator or a second
+// spelling (a launcher's `endeventlauncher`); shapes and lines at any token starting with theirs
+// (`endtriangles`, `endline_strip`), shapes not inside their material block. Models, shapes and
+// lines are the visual nodes of the load passes.
+struct NodeType {
+  std::string_view end, also;
+  bool prefix = false, material = false, visual = false;
+  bool ends(std::string_view token) const {
+    return prefix ? istarts_with(token, end) : iequals(token, end) || iequals(token, also);
+  }
+};
+const std::map<std::string, NodeType, std::less<>> kNodeTypes = {
+    {"track", {"endtrack", "endtrack"}},
+    {"traction", {"endtraction", "endtraction"}},
+    {"tractionpowersource", {"end", "end"}},
+    {"model", {"endmodel", "endmodel", false, false, true}},
+    {"triangles", {"endtri", "endtri", true, true, true}},
+    {"triangle_strip", {"endtri", "endtri", true, true, true}},
+    {"triangle_fan", {"endtri", "endtri", true, true, true}},
+    {"lines", {"endline", "endline", true, false, true}},
+    {"line_strip", {"endline", "endline", true, false, true}},
+    {"line_loop", {"endline", "endline", true, false, true}},
+    {"memcell", {"endmemcell", "endmemcell"}},
+    {"eventlauncher", {"end", "endeventlauncher"}},
+    {"sound", {"endsound", "endsound"}},
+    {"dynamic", {"enddynamic", "enddynamic"}}};
+// An unknown type: nothing ends it but the file (the reference stops at the next node); infra.
+constexpr NodeType kUnknownNode{"endnode", "endnode"};
+
 int index_of(const std::vector<std::string_view>& names, std::string_view word) {
   for (std::size_t i = 0; i < names.size(); ++i)
     if (!names[i].empty() && names[i] == word) return static_cast<int>(i);
@@ -727,36 +756,29 @@ class Interpreter {
     while (h.size() < 5 && next(r, t)) h.push_back(std::move(t));
     if (h.size() < 5) return warn(at.at, "a node cut short by the end of the file");
     const std::string type = h[4].low();
+    const auto it = kNodeTypes.find(type);
+    const NodeType* kind = it == kNodeTypes.end() ? nullptr : &it->second;
     // The other pass's nodes are read past without keeping a token (unknown types count as
     // infrastructure, as the baker classes them).
-    const bool visual = type == "model" || type.rfind("tri", 0) == 0 || type.rfind("line", 0) == 0;
+    const bool visual = kind && kind->visual;
     if (pass_ != LoadPass::all && visual != (pass_ == LoadPass::visual)) {
-      skip_node(r, type);
+      skip_node(r, kind ? *kind : kUnknownNode);
       if (visual) ++out_.visual_nodes_left;
       return;
     }
     ++out_.nodes;
-    static const std::map<std::string, std::string_view> ends = {
-        {"track", "endtrack"}, {"traction", "endtraction"}, {"tractionpowersource", "end"}, {"model", "endmodel"},
-        {"triangles", "endtri"}, {"triangle_strip", "endtri"}, {"triangle_fan", "endtri"}, {"lines", "endline"},
-        {"line_strip", "endline"}, {"line_loop", "endline"}, {"memcell", "endmemcell"}, {"eventlauncher", "end"},
-        {"sound", "endsound"}, {"dynamic", "enddynamic"}};
-    const auto it = ends.find(type);
-    if (it == ends.end()) {
+    if (!kind) {
       warn(h[4].at, fmt::format("node of unknown type '{}' skipped", display_text(h[4].text)));
-      until(r, {"endnode"});  // nothing ends it but the file (the reference stops at the next node)
+      until(r, {kUnknownNode.end});
       return;
     }
     bool ended = false;
     std::vector<Tok>& b = body_;
     b.clear();
-    // Shapes and lines end at any `endtri…` / `endline…` (`endtriangles`, `endline_strip`), and a
-    // launcher at `end` or `endeventlauncher`, as the reference writer reads them.
-    if (type.rfind("tri", 0) == 0) shape_body(r, &ended, b);
-    else if (type == "eventlauncher") until(r, {"end", "endeventlauncher"}, b, &ended, false);
-    else until(r, {it->second}, b, &ended, type.rfind("line", 0) == 0);
+    if (kind->material) shape_body(r, &ended, b);
+    else until(r, {kind->end, kind->also}, b, &ended, kind->prefix);
     if (!ended) {  // cut off by the end of the file: the reference writer drops it too
-      warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, it->second));
+      warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, kind->end));
       return;
     }
     if (options_.root && r.inc != (type == "model")) return;  // an .inc gives models; the root's own models go
@@ -773,29 +795,16 @@ class Interpreter {
   }
 
   // A node of the other pass up to its terminator, as node() ends each type, keeping nothing.
-  void skip_node(Reader& r, const std::string& type) {
-    const bool shape = type.rfind("tri", 0) == 0, line = type.rfind("line", 0) == 0;
-    const std::string_view end = type == "track" ? "endtrack" : type == "traction" ? "endtraction"
-                               : type == "model" ? "endmodel" : type == "memcell" ? "endmemcell"
-                               : type == "sound" ? "endsound" : type == "dynamic" ? "enddynamic"
-                               : type == "tractionpowersource" ? "end" : type == "eventlauncher" ? "end" : "endnode";
+  void skip_node(Reader& r, const NodeType& kind) {
     // A twin's marker holding this node alone is stepped over at once.
-    if (shape ? r.source.skip_marked_node({"endtri"}, true)
-              : line ? r.source.skip_marked_node({"endline"}, true)
-                     : type == "eventlauncher" ? r.source.skip_marked_node({"end", "endeventlauncher"}, false)
-                                               : r.source.skip_marked_node({end}, false))
-      return;
+    if (r.source.skip_marked_node({kind.end, kind.also}, kind.prefix)) return;
     bool material = false;
     while (r.source.next(r.raw)) {
       if (r.raw.kind == TokenKind::number) continue;
       const std::string_view t = r.raw.text;
-      if (shape) {
-        if (iequals(t, "material")) material = true;
-        else if (iequals(t, "endmaterial")) material = false;
-        else if (!material && istarts_with(t, "endtri")) return;
-      } else if (line ? istarts_with(t, "endline") : iequals(t, end) || (type == "eventlauncher" && iequals(t, "endeventlauncher"))) {
-        return;
-      }
+      if (kind.material && iequals(t, "material")) material = true;
+      else if (kind.material && iequals(t, "endmaterial")) material = false;
+      else if (!material && kind.ends(t)) return;
     }
   }
 

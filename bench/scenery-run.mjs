@@ -1,7 +1,9 @@
 // Scenery text throughput natively and as WebAssembly (node), side by side in one run, on
 // linia053-misja5.scm and a generated text scenery; prints a Markdown table with ratios.
 //   node bench/scenery-run.mjs [--mb N] [--samples DIR]     (after scripts/build native and wasm)
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const arg = (name, fallback) => {
@@ -24,10 +26,40 @@ console.log('|---|---|---|---|---|');
 for (const [label, args] of inputs) {
   const r = both(args);
   const rate = (b, key) => b.bytes / 1e6 / (b[key] / 1000);
-  for (const [name, key] of [['tokenize', 'tokenize_ms'], ['bake to twin', 'bake_ms'], ['compile to EU7B', 'compile_ms']])
+  for (const [name, key] of [['tokenize', 'tokenize_ms'], ['bake to twin', 'bake_ms'],
+    ['compile to EU7B, one thread', 'compile_one_thread_ms'], [`compile to EU7B, ${r.native.threads} threads`, 'compile_ms']])
     console.log(`| ${label} | ${name} | ${rate(r.native, key).toFixed(1)} MB/s | ${rate(r.wasm, key).toFixed(1)} MB/s | ${(r.wasm[key] / r.native[key]).toFixed(2)} |`);
   console.log(`| ${label} | heap held by the compile | ${(r.native.compile_heap / 1e6).toFixed(1)} MB | ${(r.wasm.compile_heap / 1e6).toFixed(1)} MB | |`);
   // The viewer's load passes: what the first view waits for, against reading everything first.
   for (const [name, key] of [['infrastructure pass (first view)', 'infra_pass_ms'], ['then the visual pass', 'visual_pass_ms'], ['one pass of everything', 'one_pass_ms']])
     console.log(`| ${label} | ${name} | ${r.native[key].toFixed(0)} ms | ${r.wasm[key].toFixed(0)} ms | ${(r.wasm[key] / r.native[key]).toFixed(2)} |`);
 }
+
+// As a user compiles: `sceneria convert TEXT OUT.eu7`, the whole process (reading the file, the
+// compile, writing the module and reading it back to describe it), best of three, with its peak
+// memory where /usr/bin/time is there to tell it.
+const dir = mkdtempSync(join(tmpdir(), 'sceneria-bench-'));
+const generated = join(dir, 'generated.scm');
+execFileSync('build/native/bench/sceneria_scenery_bench', ['--mb', mb, '--repeat', '1', '--only', 'tokenize', '--dump', generated]);
+const anchor = 102e6 / 4.2;  // the reference writer: 102 MB of text in 4.2 s
+console.log('\n| `sceneria convert` to EU7B | best of 3 | MB/s | × the reference writer | peak memory |');
+console.log('|---|---|---|---|---|');
+for (const [label, file] of [['linia053-misja5.scm', join(samples, 'maszyna/text/linia053-misja5.scm')], [`generated (${mb} MB)`, generated]]) {
+  const bytes = statSync(file).size;
+  let best = Infinity, peak = '';
+  for (let i = 0; i < 3; ++i) {
+    const t = performance.now();
+    const timed = existsSync('/usr/bin/time');
+    const r = spawnSync(timed ? '/usr/bin/time' : 'build/native/sceneria',
+      [...(timed ? ['-f', '%M', 'build/native/sceneria'] : []), 'convert', file, join(dir, 'out.eu7')], { encoding: 'utf8' });
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`sceneria convert ${file} failed: ${r.stderr}`);
+    if (ms < best) {
+      best = ms;
+      if (timed) peak = `${(Number(r.stderr.trim().split('\n').pop()) / 1024).toFixed(0)} MB`;
+    }
+  }
+  const rate = bytes / 1e6 / (best / 1000);
+  console.log(`| ${label} | ${best.toFixed(0)} ms | ${rate.toFixed(1)} | ${(rate / (anchor / 1e6)).toFixed(2)} | ${peak} |`);
+}
+rmSync(dir, { recursive: true, force: true });

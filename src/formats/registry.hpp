@@ -31,6 +31,10 @@ struct OpenOptions {
   // For a viewer: a format that can opens what draws first and loads the rest in stages
   // (Document::next_stage), keeping what it needs of `assets` for that.
   bool staged = false;
+  // For a conversion only: a format may put off reading what viewing and inspecting need until
+  // something asks for it (a scenery is then read once, by the writer). `assets` must then live
+  // as long as the document.
+  bool deferred = false;
 };
 
 // Named options of a writer ("version" = "8", "pack-format" = "5"); each writer says which it takes.
@@ -40,6 +44,9 @@ struct WriteOptions {
   std::vector<std::string>* losses = nullptr;  // and list each drop here
   // Called now and then with the share done, 0 to 1, by writers that take long (a compile).
   std::function<void(double)> progress = {};
+  // Threads a writer may keep busy at once, the caller's included (the CLI gives the machine's
+  // cores; in the browser's worker it stays 1, as its pthread pool is the streamer's).
+  unsigned threads = 1;
 };
 
 struct Writer {

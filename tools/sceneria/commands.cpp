@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <ostream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -80,12 +81,18 @@ int fail(std::ostream& err, const std::string& path, const Error& e) {
 }
 
 // Any registered format, through the registry; referenced files from `assets` when given.
-Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets) {
+// `for_conversion`: opened only to be written as something else, so a format may leave reading
+// what viewing needs until asked (OpenOptions::deferred); the resolver, which the document then
+// uses later, is handed out there to be kept as long as the document.
+Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets,
+                                            std::unique_ptr<DirectoryAssets>* for_conversion = nullptr) {
   auto source = FileSource::open(path);
   if (!source) return source.error();
   std::unique_ptr<DirectoryAssets> resolver;
   if (!assets.empty()) resolver = std::make_unique<DirectoryAssets>(assets);
-  return open_document(**source, {.assets = resolver.get()});
+  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr});
+  if (for_conversion) *for_conversion = std::move(resolver);
+  return document;
 }
 
 int formats_command(bool json, std::ostream& out) {
@@ -198,7 +205,8 @@ std::filesystem::path default_root(const std::string& path) {
 
 int convert(const std::string& in_path, const std::string& out_path, const std::string& assets, const WriteOptions& base,
             bool progress, std::ostream& out, std::ostream& err) {
-  auto document = open_file(in_path, assets.empty() ? default_root(in_path).string() : assets);
+  std::unique_ptr<DirectoryAssets> resolver;  // outlives the document, which may read through it later
+  auto document = open_file(in_path, assets.empty() ? default_root(in_path).string() : assets, &resolver);
   if (!document) return fail(err, in_path, document.error());
   const Format* format = find_format((*document)->format_id());
   const Writer* writer = format ? format->writer_for(out_path) : nullptr;
@@ -211,6 +219,7 @@ int convert(const std::string& in_path, const std::string& out_path, const std::
   }
   std::vector<std::string> losses;
   WriteOptions options = base;
+  options.threads = std::max(1u, std::thread::hardware_concurrency());
   options.losses = &losses;
   auto bar = std::make_unique<ProgressBar>(err, fmt::format("writing {}", std::filesystem::path(out_path).filename().string()), progress);
   options.progress = [&bar](double done) { (*bar)(done); };

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -99,15 +100,21 @@ class BinaryIn {
   std::vector<Problem>* problems_;
 };
 
-class BinaryOut {
+// Binary out through a sink (`put(bytes, n)`): appended to a vector, only counted, or written
+// into bytes already sized. The module writer runs the same fields twice, counting and then in
+// place, so a module is allocated once and never grown or copied.
+template <class Sink>
+class BinaryEmit {
  public:
   static constexpr bool reading = false;
   static constexpr bool json = false;
 
-  explicit BinaryOut(std::vector<std::uint8_t>& out) : out_(out) {}
+  template <class... Args>
+  explicit BinaryEmit(Args&&... args) : sink_{std::forward<Args>(args)...} {}
   bool ok() const { return true; }
+  Sink& sink() { return sink_; }
 
-  void u8(const char*, const std::uint8_t& v) { out_.push_back(v); }
+  void u8(const char*, const std::uint8_t& v) { raw(&v, 1); }
   void u16(const char*, const std::uint16_t& v) { raw(&v, 2); }
   void i32(const char*, const std::int32_t& v) { raw(&v, 4); }
   void u32(const char*, const std::uint32_t& v) { raw(&v, 4); }
@@ -141,13 +148,41 @@ class BinaryOut {
     if (span.count) raw(pool.data() + span.first, std::size_t{span.count} * 4);
   }
 
-  void raw(const void* p, std::size_t n) {
-    const auto* b = static_cast<const std::uint8_t*>(p);
-    out_.insert(out_.end(), b, b + n);
-  }
+  void raw(const void* p, std::size_t n) { sink_.put(p, n); }
 
  private:
-  std::vector<std::uint8_t>& out_;
+  Sink sink_;
 };
+
+struct VectorSink {
+  std::vector<std::uint8_t>& out;
+  void put(const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    out.insert(out.end(), b, b + n);
+  }
+};
+struct SizeSink {
+  std::uint64_t size = 0;
+  void put(const void*, std::size_t n) { size += n; }
+};
+// Bytes sized beforehand; a write past their end is refused and remembered (a counting pass
+// that disagreed with the writing one), never made.
+struct SpanSink {
+  std::uint8_t* at;
+  std::uint8_t* end;
+  bool overflow = false;
+  void put(const void* p, std::size_t n) {
+    if (n > static_cast<std::size_t>(end - at)) {
+      overflow = true;
+      return;
+    }
+    if (n) std::memcpy(at, p, n);
+    at += n;
+  }
+};
+
+using BinaryOut = BinaryEmit<VectorSink>;
+using BinarySize = BinaryEmit<SizeSink>;
+using BinarySpan = BinaryEmit<SpanSink>;
 
 }  // namespace sceneria::eu7b

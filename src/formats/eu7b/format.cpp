@@ -158,7 +158,7 @@ Result<Module> converted(const Document& document, const WriteOptions& options) 
 Result<std::vector<std::uint8_t>> write_eu7b(const Document& document, const WriteOptions& options) {
   auto m = converted(document, options);
   if (!m) return m.error();
-  return write_module(*m);
+  return write_module(*m, options.threads);
 }
 
 Result<std::vector<std::uint8_t>> write_json(const Document& document, const WriteOptions& options) {

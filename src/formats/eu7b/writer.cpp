@@ -1,5 +1,7 @@
 #include "formats/eu7b/writer.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 
@@ -8,6 +10,7 @@
 #include "formats/eu7b/fields.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
+#include "core/parallel.hpp"
 
 namespace sceneria::eu7b {
 
@@ -17,11 +20,6 @@ void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   const std::size_t at = out.size();
   out.resize(at + 4);
   std::memcpy(out.data() + at, &v, 4);
-}
-
-template <class T>
-void write_records(BinaryOut& a, RecordList<T>& list) {
-  a.list("", list.records, 0, [&](T& r) { fields(a, r, list.transforms); });
 }
 
 struct EncodedPack {
@@ -71,15 +69,17 @@ std::vector<std::uint8_t> write_container(std::uint32_t version, std::span<const
 
 namespace {
 
-// Appends one chunk's payload to `out` (the module being written, so nothing is copied twice).
-void encode_chunk_into(std::vector<std::uint8_t>& out, const Chunk& chunk_in, std::uint32_t version) {
+// One chunk's payload through an archive: appended (encode_chunk), counted or written in place
+// (write_module). STRS and PACK are written by write_module, which owns the string table and
+// the PACK layout.
+template <class A>
+void encode_chunk_data(A& a, const Chunk& chunk_in, std::uint32_t version) {
   Chunk& chunk = const_cast<Chunk&>(chunk_in);  // encoding only reads
-  BinaryOut a(out);
   std::visit(
       [&](auto& d) {
         using T = std::decay_t<decltype(d)>;
         if constexpr (std::is_same_v<T, OpaqueChunk>) {
-          out.insert(out.end(), d.bytes.begin(), d.bytes.end());
+          a.raw(d.bytes.data(), d.bytes.size());
         } else if constexpr (std::is_same_v<T, std::vector<Include>>) {
           a.list("", d, 0, [&](Include& i) { fields(a, i, version); });
         } else if constexpr (std::is_same_v<T, Placement>) {
@@ -100,24 +100,37 @@ void encode_chunk_into(std::vector<std::uint8_t>& out, const Chunk& chunk_in, st
           if (!(chunk.empty_payload && d.prototypes.empty()))
             a.list("", d.prototypes, 0, [&](Prototype& p) { fields(a, p, d, version); });
         } else if constexpr (std::is_same_v<T, StringsChunk> || std::is_same_v<T, PackChunk>) {
-          // Written by write_module, which owns the string table and the PACK layout.
         } else {
-          write_records(a, d);
+          a.list("", d.records, 0, [&](auto& r) { fields(a, r, d.transforms); });
         }
       },
       chunk.data);
-  out.insert(out.end(), chunk.trailing.begin(), chunk.trailing.end());
+  a.raw(chunk.trailing.data(), chunk.trailing.size());
+}
+
+// The STRS payload: the module's strings from `first`, each u32 length + bytes.
+template <class A>
+void encode_strings_data(A& a, const Module& module, const Chunk& c, const StringsChunk& strs) {
+  a.raw(&strs.count, 4);
+  for (std::uint32_t i = 0; i < strs.count; ++i) {
+    const std::string_view s = module.strings[strs.first + i];
+    const auto n = static_cast<std::uint32_t>(s.size());
+    a.raw(&n, 4);
+    a.raw(s.data(), s.size());
+  }
+  a.raw(c.trailing.data(), c.trailing.size());
 }
 
 }  // namespace
 
 std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version) {
   std::vector<std::uint8_t> out;
-  encode_chunk_into(out, chunk, version);
+  BinaryOut a(out);
+  encode_chunk_data(a, chunk, version);
   return out;
 }
 
-Result<std::vector<std::uint8_t>> write_module(const Module& module) {
+Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned threads) {
   const std::uint32_t version = module.version();
   // PACK first: PIDX, written before it, needs the sections' new offsets.
   EncodedPack pack;
@@ -128,45 +141,71 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module) {
     else return Error{Errc::bad_value, pack_chunk->payload_offset,
                       "PACK payload was not loaded; read the module with load_pack to write it"};
   }
-
   if (!module.strings_complete())
     return Error{Errc::bad_value, 0, fmt::format("only {} of {} strings are loaded; read the module without lazy_strings "
                                                  "to write it", module.strings.size(), module.string_count())};
-  // Each chunk is encoded in place after its header, whose size is filled in afterwards.
-  std::vector<std::uint8_t> out(kMagic, kMagic + 4);
-  out.reserve(std::size_t{1} << 16);
-  put_u32(out, version);
+
+  // Every chunk's payload through one of these: the same fields counted, then written in place.
+  std::vector<Chunk> patched;  // PIDX with the sections' new offsets
+  patched.reserve(module.chunks.size());
+  auto payload = [&](auto& a, const Chunk& c) {
+    if (const auto* strs = std::get_if<StringsChunk>(&c.data)) encode_strings_data(a, module, c, *strs);
+    else if (std::holds_alternative<PackChunk>(c.data)) a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
+    else encode_chunk_data(a, c, version);
+  };
+  struct Slot {
+    const Chunk* chunk;
+    std::size_t at, size;  // the payload's place in the module
+  };
+  std::vector<Slot> slots;
+  std::size_t total = kHeaderSize;
   for (const Chunk& c : module.chunks) {
-    const std::size_t head = out.size();
-    put_u32(out, c.id);
-    put_u32(out, 0);
-    if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
-      put_u32(out, strs->count);
-      for (std::uint32_t i = 0; i < strs->count; ++i) {
-        const std::string_view s = module.strings[strs->first + i];
-        put_u32(out, static_cast<std::uint32_t>(s.size()));
-        out.insert(out.end(), s.begin(), s.end());
-      }
-      out.insert(out.end(), c.trailing.begin(), c.trailing.end());
-    } else if (std::holds_alternative<PackChunk>(c.data)) {
-      out.insert(out.end(), pack.payload.begin(), pack.payload.end());  // stray bytes live in its prefix and sections
-    } else if (const auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data); pidx && pack_chunk && pack_chunk->decoded) {
-      Chunk patched = c;
-      for (PidxEntry& e : std::get<std::vector<PidxEntry>>(patched.data)) {
+    const Chunk* chunk = &c;
+    if (const auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data); pidx && pack_chunk && pack_chunk->decoded) {
+      Chunk& p = patched.emplace_back(c);
+      for (PidxEntry& e : std::get<std::vector<PidxEntry>>(p.data)) {
         auto it = pack.new_offset.find(e.pack_offset);
         if (it != pack.new_offset.end()) e.pack_offset = it->second;
       }
-      encode_chunk_into(out, patched, version);
-    } else {
-      encode_chunk_into(out, c, version);
+      chunk = &p;
     }
-    const std::size_t size = out.size() - head;
-    if (size > UINT32_MAX)
+    BinarySize counted;
+    payload(counted, *chunk);
+    const std::uint64_t size = counted.sink().size;
+    if (size + kChunkHeaderSize > UINT32_MAX)
       return Error{Errc::bad_value, 0, fmt::format("chunk {} is {} bytes, more than a u32 chunk size can hold",
-                                                   chunk_name(c.id), size - kChunkHeaderSize)};
-    const auto total = static_cast<std::uint32_t>(size);
-    std::memcpy(out.data() + head + 4, &total, 4);
+                                                   chunk_name(c.id), size)};
+    slots.push_back({chunk, total + kChunkHeaderSize, static_cast<std::size_t>(size)});
+    total += kChunkHeaderSize + static_cast<std::size_t>(size);
   }
+
+  std::vector<std::uint8_t> out(total);
+  std::memcpy(out.data(), kMagic, 4);
+  std::memcpy(out.data() + 4, &version, 4);
+  std::atomic<bool> disagreed{false};
+  auto write = [&](const Slot& s) {
+    const std::uint32_t head[2] = {s.chunk->id, static_cast<std::uint32_t>(kChunkHeaderSize + s.size)};
+    std::memcpy(out.data() + s.at - kChunkHeaderSize, head, kChunkHeaderSize);
+    BinarySpan a(out.data() + s.at, out.data() + s.at + s.size);
+    payload(a, *s.chunk);
+    if (a.sink().overflow || a.sink().at != out.data() + s.at + s.size) disagreed = true;
+  };
+  // The chunks are independent: with threads, each thread writes a share of about equal bytes.
+  const unsigned n = total < (std::size_t{4} << 20) ? 1 : std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(slots.size())));
+  std::vector<std::vector<const Slot*>> shares(n);
+  std::vector<std::size_t> load(n);
+  std::vector<const Slot*> biggest;
+  for (const Slot& s : slots) biggest.push_back(&s);
+  std::stable_sort(biggest.begin(), biggest.end(), [](const Slot* a, const Slot* b) { return a->size > b->size; });
+  for (const Slot* s : biggest) {
+    const std::size_t k = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    shares[k].push_back(s);
+    load[k] += s->size;
+  }
+  run_shares(n, [&](unsigned k) {
+    for (const Slot* s : shares[k]) write(*s);
+  });
+  if (disagreed) return Error{Errc::bad_value, 0, "the module writer counted other sizes than it wrote (a bug)"};
   return out;
 }
 

@@ -23,6 +23,8 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version
 
 // The whole module. PACK comes from its decoded sections (PIDX offsets follow the new layout)
 // or, if not decoded, from its loaded bytes; a PACK that was neither loaded nor decoded is an error.
-Result<std::vector<std::uint8_t>> write_module(const Module& module);
+// `threads`: how many may write its chunks at once (the caller's included); a module of a few
+// MB is written by the caller alone.
+Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned threads = 1);
 
 }  // namespace sceneria::eu7b

@@ -1,6 +1,7 @@
 #include "formats/scenery/format.hpp"
 
 #include <filesystem>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -21,20 +22,21 @@ using ojson = nlohmann::ordered_json;
 // One document for both: the source bytes (text) or the twin, and what the grammar made of them.
 class SceneryDocument final : public Document {
  public:
+  // `read`: how the grammar reads the file; now, or (opened for a conversion,
+  // OpenOptions::deferred) when something first asks for what it makes.
   SceneryDocument(std::string_view format, std::string name, std::vector<std::uint8_t> bytes, std::optional<Twin> twin,
-                  Interpreted interpreted)
-      : format_(format), name_(std::move(name)), bytes_(std::move(bytes)), twin_(std::move(twin)),
-        in_(std::move(interpreted)) {
-    // Opened in stages with no infrastructure to draw (a file of trees): nothing would show
-    // before the visuals, so they are read now.
-    if (in_.visual_nodes_left && !draws_infrastructure()) read_visuals();
-    browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
+                  const InterpretOptions& read, bool now)
+      : format_(format), name_(std::move(name)), bytes_(std::move(bytes)), twin_(std::move(twin)), later_(read) {
+    if (now) (void)in();
   }
 
   std::string_view format_id() const override { return format_; }
   const std::vector<std::uint8_t>& bytes() const { return bytes_; }
   const std::optional<Twin>& twin() const { return twin_; }
-  const Interpreted& interpreted() const { return in_; }
+  const Interpreted& interpreted() const { return in(); }
+  // Where a root compile reads the `.inc` files from: what the opening kept of them, or the
+  // resolver itself while the document is not read yet (deferred).
+  AssetResolver* include_files() const { return read_ ? in_.kept_files.get() : later_.assets; }
   // The document's tokens from the start, from the twin or the text it was opened from.
   std::unique_ptr<TokenSource> tokens() const {
     if (twin_) return std::make_unique<TwinTokenSource>(*twin_);
@@ -44,8 +46,8 @@ class SceneryDocument final : public Document {
 
   std::string headline() const override {
     const std::string what = twin_ ? fmt::format("scenery twin v{} ({})", twin_->version, kind_name(twin_->kind)) : "MaSzyna text scenery";
-    return fmt::format("{}, {} nodes, {} includes{}", what, in_.nodes, count("includes"),
-                       in_.files.size() > 1 ? fmt::format(", {} files read", in_.files.size()) : "");
+    return fmt::format("{}, {} nodes, {} includes{}", what, in().nodes, count("includes"),
+                       in().files.size() > 1 ? fmt::format(", {} files read", in().files.size()) : "");
   }
 
   ojson summary(std::size_t string_sample) const override {
@@ -54,7 +56,7 @@ class SceneryDocument final : public Document {
     j["version"] = twin_ ? ojson(twin_->version) : ojson("text");
     j["size"] = bytes_.size();
     ojson counts;
-    counts["nodes"] = in_.nodes;
+    counts["nodes"] = in().nodes;
     for (const ListInfo& l : lists()) counts[l.id] = l.count;
     j["counts"] = std::move(counts);
     auto structure = ojson::array();
@@ -69,12 +71,12 @@ class SceneryDocument final : public Document {
       structure.push_back({{"name", "visual nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", visual}});
       j["structureName"] = "twin";
     } else {
-      for (std::size_t f = 0; f < in_.files.size(); ++f) structure.push_back({{"name", in_.files[f]}, {"offset", 0}, {"size", f == 0 ? bytes_.size() : 0}});
+      for (std::size_t f = 0; f < in().files.size(); ++f) structure.push_back({{"name", in().files[f]}, {"offset", 0}, {"size", f == 0 ? bytes_.size() : 0}});
       j["structureName"] = "files";
     }
     j["structure"] = std::move(structure);
-    j["missingIncludes"] = in_.missing;
-    const auto& strings = in_.module.strings;
+    j["missingIncludes"] = in().missing;
+    const auto& strings = in().module.strings;
     auto sample = ojson::array();
     for (std::size_t i = 0; i < std::min<std::size_t>(string_sample, strings.size()); ++i) sample.push_back(display_text(strings[i]));
     j["stringSample"] = std::move(sample);
@@ -82,25 +84,25 @@ class SceneryDocument final : public Document {
   }
 
   std::vector<ListInfo> lists() const override {
-    std::vector<ListInfo> out = browser_->lists();
+    std::vector<ListInfo> out = browser()->lists();
     std::erase_if(out, [](const ListInfo& l) { return l.id == "strings"; });  // the module's, not the file's
-    if (!in_.directives.empty()) out.push_back({"directives", "Directives", in_.directives.size()});
+    if (!in().directives.empty()) out.push_back({"directives", "Directives", in().directives.size()});
     // The outliner's groups: a list's records by the file they came from, once includes were
     // read (a file included twice is one group, named by its first reading).
-    if (in_.files.size() > 1)
+    if (in().files.size() > 1)
       for (ListInfo& l : out)
-        if (auto it = in_.where.find(l.id); it != in_.where.end()) {
-          std::vector<std::uint64_t> per_file(in_.files.size());
+        if (auto it = in().where.find(l.id); it != in().where.end()) {
+          std::vector<std::uint64_t> per_file(in().files.size());
           for (const SourceRef& at : it->second) ++per_file[static_cast<std::size_t>(first_reading(at.file))];
           for (std::size_t f = 0; f < per_file.size(); ++f)
-            if (per_file[f]) l.groups.push_back({f, in_.files[f], per_file[f]});
+            if (per_file[f]) l.groups.push_back({f, in().files[f], per_file[f]});
         }
     return out;
   }
 
   ojson rows_in_group(std::string_view list, std::uint64_t group, std::uint64_t first, std::uint64_t count) const override {
-    auto it = in_.where.find(std::string(list));
-    if (it == in_.where.end()) return ojson::array();
+    auto it = in().where.find(std::string(list));
+    if (it == in().where.end()) return ojson::array();
     const std::string key = fmt::format("{}\n{}", list, group);
     auto cached = groups_.find(key);
     if (cached == groups_.end()) {
@@ -116,47 +118,47 @@ class SceneryDocument final : public Document {
   }
 
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
-    if (list != "directives") return with_files(list, browser_->rows(list, first, count));
+    if (list != "directives") return with_files(list, browser()->rows(list, first, count));
     auto out = ojson::array();
-    for (std::uint64_t i = first; i < in_.directives.size() && i < first + count; ++i) out.push_back(directive_row(i));
+    for (std::uint64_t i = first; i < in().directives.size() && i < first + count; ++i) out.push_back(directive_row(i));
     return out;
   }
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
-    if (list != "directives") return with_files(list, browser_->search(list, query, limit));
+    if (list != "directives") return with_files(list, browser()->search(list, query, limit));
     auto out = ojson::array();
-    for (std::uint64_t i = 0; i < in_.directives.size() && out.size() < limit; ++i)
-      if (icontains(in_.directives[i].keyword, query)) out.push_back(directive_row(i));
+    for (std::uint64_t i = 0; i < in().directives.size() && out.size() < limit; ++i)
+      if (icontains(in().directives[i].keyword, query)) out.push_back(directive_row(i));
     return out;
   }
   ojson record(std::string_view list, std::uint64_t index) const override {
     if (list == "directives") {
-      if (index >= in_.directives.size()) return nullptr;
-      const Directive& d = in_.directives[index];
+      if (index >= in().directives.size()) return nullptr;
+      const Directive& d = in().directives[index];
       auto values = ojson::array();
       for (const std::string& v : d.values) values.push_back(display_text(v));
       ojson r{{"keyword", d.keyword}, {"values", values}};
       r["source"] = source(d.at);
       return r;
     }
-    ojson r = browser_->record(list, index);
+    ojson r = browser()->record(list, index);
     if (r.is_null()) return r;
     // Where the record came from: file and line (text) or the entry's offset (twin).
-    if (auto it = in_.where.find(std::string(list)); it != in_.where.end() && index < it->second.size()) r["source"] = source(it->second[index]);
+    if (auto it = in().where.find(std::string(list)); it != in().where.end() && index < it->second.size()) r["source"] = source(it->second[index]);
     return r;
   }
 
   Result<scene::Scene> scene() const override {
-    auto s = eu7b::to_scene(in_.module);
+    auto s = eu7b::to_scene(in().module);
     if (s) given_ = {static_cast<std::uint32_t>(s->meshes.size()), static_cast<std::uint32_t>(s->objects.size())};
     return s;
   }
 
   // Opened by an infrastructure pass: the visual pass runs on the first call, and its models,
   // shapes and lines go out a 1 km section at a time, nearest the camera first.
-  bool staging() const override { return in_.visual_nodes_left > 0 || (queue_ && queue_->left() > 0); }
+  bool staging() const override { return in().visual_nodes_left > 0 || (queue_ && queue_->left() > 0); }
   std::optional<scene::Scene> next_stage(const glm::dvec3& camera) override {
     if (!queue_) {
-      if (in_.visual_nodes_left == 0) return std::nullopt;
+      if (in().visual_nodes_left == 0) return std::nullopt;
       if (!given_) (void)scene();  // the ids the deltas continue
       auto visuals = load_visuals();
       if (!visuals) return std::nullopt;
@@ -165,22 +167,22 @@ class SceneryDocument final : public Document {
     return queue_->next(camera);
   }
 
-  std::vector<Warning> warnings() const override { return in_.warnings; }
-  std::vector<std::string> missing_assets() const override { return in_.missing; }
+  std::vector<Warning> warnings() const override { return in().warnings; }
+  std::vector<std::string> missing_assets() const override { return in().missing; }
 
  private:
   std::uint64_t count(const std::string& list) const {
-    auto it = in_.where.find(list);
-    return it == in_.where.end() ? 0 : it->second.size();
+    auto it = in().where.find(list);
+    return it == in().where.end() ? 0 : it->second.size();
   }
   ojson source(const SourceRef& at) const {
-    ojson s{{"file", display_text(in_.files.at(at.file))}};
+    ojson s{{"file", display_text(in().files.at(at.file))}};
     if (at.line) s["line"] = at.line, s["column"] = at.column;
     else s["offset"] = at.offset;
     return s;
   }
   ojson directive_row(std::uint64_t i) const {
-    const Directive& d = in_.directives[i];
+    const Directive& d = in().directives[i];
     std::string detail;
     for (std::size_t k = 0; k < d.values.size() && detail.size() < 60; ++k) detail += (k ? " " : "") + display_text(d.values[k]);
     return ojson{{"i", i}, {"name", d.keyword}, {"detail", detail}};
@@ -190,20 +192,20 @@ class SceneryDocument final : public Document {
   std::uint64_t first_reading(std::uint32_t file) const {
     if (first_reading_.empty()) {
       std::map<std::string_view, std::uint64_t> first;
-      for (std::size_t f = 0; f < in_.files.size(); ++f) first_reading_.push_back(first.emplace(in_.files[f], f).first->second);
+      for (std::size_t f = 0; f < in().files.size(); ++f) first_reading_.push_back(first.emplace(in().files[f], f).first->second);
     }
     return file < first_reading_.size() ? first_reading_[file] : file;
   }
 
   ojson with_files(std::string_view list, ojson rows) const {
-    if (in_.files.size() < 2) return rows;
-    auto it = in_.where.find(std::string(list));
-    if (it == in_.where.end()) return rows;
+    if (in().files.size() < 2) return rows;
+    auto it = in().where.find(std::string(list));
+    if (it == in().where.end()) return rows;
     for (auto& row : rows) {
       const auto i = row.value("i", std::uint64_t{0});
       if (i >= it->second.size()) continue;
       const SourceRef& at = it->second[i];
-      const std::string file = display_text(std::filesystem::path(in_.files[at.file]).filename().string());
+      const std::string file = display_text(std::filesystem::path(in().files[at.file]).filename().string());
       const std::string where = at.line ? fmt::format("{}:{}", file, at.line) : fmt::format("{} @{:#x}", file, at.offset);
       const std::string detail = row.value("detail", "");
       row["detail"] = detail.empty() ? where : detail + " · " + where;
@@ -212,34 +214,49 @@ class SceneryDocument final : public Document {
   }
   static bool icontains(std::string_view s, std::string_view q) { return lower(s).find(lower(q)) != std::string::npos; }
 
+  // The file read by the grammar, on first need.
+  Interpreted& in() const {
+    std::call_once(once_, [this] {
+      in_ = interpret(*tokens(), name_, later_);
+      // Opened in stages with no infrastructure to draw (a file of trees): nothing would show
+      // before the visuals, so they are read now.
+      if (in_.visual_nodes_left && !draws_infrastructure()) read_visuals();
+      browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
+      later_.assets = nullptr;  // the opener's, which need not outlive the document once it is read
+      read_ = true;
+    });
+    return in_;
+  }
+  eu7b::RecordBrowser* browser() const { return in(), browser_.get(); }
+
   bool draws_infrastructure() const {
     for (const char* list : {"tracks", "traction", "launchers", "sounds", "power"})
       if (in_.where.count(list)) return true;
     return false;
   }
-  void read_visuals() { interpret_visuals(*tokens(), in_); }
+  void read_visuals() const { interpret_visuals(*tokens(), in_); }
 
   // The visual pass: its records join the lists; what they draw comes back as a scene of its own.
   Result<scene::Scene> load_visuals() {
     read_visuals();
-    browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
+    browser_ = std::make_unique<eu7b::RecordBrowser>(in().module, eu7b::RecordBrowser::Live{});
     groups_.clear();
     first_reading_.clear();
     // The visual records alone, lent to the scene builder and given back (the largest data of a
     // scenery is not copied): the same strings, and the same numbering in their lists (the
     // infrastructure pass left those lists empty).
     eu7b::Module visuals;
-    std::swap(visuals.strings, in_.module.strings);
+    std::swap(visuals.strings, in().module.strings);
     std::vector<std::size_t> lent;
-    for (std::size_t i = 0; i < in_.module.chunks.size(); ++i) {
-      const std::uint32_t id = in_.module.chunks[i].id;
+    for (std::size_t i = 0; i < in().module.chunks.size(); ++i) {
+      const std::uint32_t id = in().module.chunks[i].id;
       if (id != eu7b::chunk::MESH && id != eu7b::chunk::LINE && id != eu7b::chunk::MODL) continue;
       lent.push_back(i);
-      visuals.chunks.push_back(std::move(in_.module.chunks[i]));
+      visuals.chunks.push_back(std::move(in().module.chunks[i]));
     }
     auto scene = eu7b::to_scene(visuals);
-    for (std::size_t k = 0; k < lent.size(); ++k) in_.module.chunks[lent[k]] = std::move(visuals.chunks[k]);
-    std::swap(visuals.strings, in_.module.strings);
+    for (std::size_t k = 0; k < lent.size(); ++k) in().module.chunks[lent[k]] = std::move(visuals.chunks[k]);
+    std::swap(visuals.strings, in().module.strings);
     return scene;
   }
 
@@ -247,8 +264,11 @@ class SceneryDocument final : public Document {
   std::string name_;
   std::vector<std::uint8_t> bytes_;
   std::optional<Twin> twin_;
-  Interpreted in_;
-  std::unique_ptr<eu7b::RecordBrowser> browser_;  // made again when the visual pass adds records
+  mutable InterpretOptions later_;
+  mutable std::once_flag once_;
+  mutable bool read_ = false;
+  mutable Interpreted in_;
+  mutable std::unique_ptr<eu7b::RecordBrowser> browser_;  // made again when the visual pass adds records
   mutable std::optional<std::pair<std::uint32_t, std::uint32_t>> given_;  // meshes, objects of the last scene()
   std::optional<scene::DeltaQueue> queue_;
   mutable std::map<std::string, std::vector<std::uint64_t>> groups_;
@@ -299,9 +319,8 @@ InterpretOptions viewing(const OpenOptions& options) {
 Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOptions& options) {
   auto bytes = read_all(source);
   if (!bytes) return bytes.error();
-  TextTokenSource tokens(*bytes);
-  Interpreted in = interpret(tokens, source.name(), viewing(options));
-  return std::unique_ptr<Document>(new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, std::move(in)));
+  return std::unique_ptr<Document>(
+      new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, viewing(options), !options.deferred));
 }
 
 Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOptions& options) {
@@ -309,9 +328,8 @@ Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOption
   if (!bytes) return bytes.error();
   auto twin = read_twin(*bytes);
   if (!twin) return twin.error();
-  TwinTokenSource tokens(*twin);
-  Interpreted in = interpret(tokens, source.name(), viewing(options));
-  return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), std::move(in)));
+  return std::unique_ptr<Document>(
+      new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), viewing(options), !options.deferred));
 }
 
 const SceneryDocument* scenery_of(const Document& d) {
@@ -349,12 +367,13 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   // what the document kept of them when it opened.
   NoAssets none;  // a root whose .inc files were not found still lists them
   AssetResolver* kept = &none;
-  if (s->interpreted().kept_files) kept = s->interpreted().kept_files.get();
+  if (AssetResolver* files = s->include_files()) kept = files;
   InterpretOptions how;
   how.assets = root ? kept : nullptr;
   how.reference_writer = true;
   how.root = root;
   how.progress = options.progress;
+  how.threads = options.threads;
   Interpreted compiled = interpret(*s->tokens(), s->name(), how);
   if (options.losses) {
     for (const Warning& w : compiled.warnings) options.losses->push_back(w.message);
@@ -367,7 +386,7 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
                                             compiled.missing.size() == 1 ? "" : "s", names));
     }
   }
-  return eu7b::write_module(compiled.module);
+  return eu7b::write_module(compiled.module, options.threads);
 }
 
 std::vector<Writer> writers() {

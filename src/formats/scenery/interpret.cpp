@@ -1,5 +1,6 @@
 #include "formats/scenery/interpret.hpp"
 
+#include "core/parallel.hpp"
 #include "formats/eu7b/convert.hpp"
 #include "formats/eu7b/to_scene.hpp"  // kSectionGrid
 
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -192,12 +194,26 @@ class Interpreter {
       }
   }
 
+  // A part of a text read in parts (interpret()): it ends at the first statement at or past `at`,
+  // and `met` says whether that statement starts exactly there with nothing open (no origin,
+  // rotate, scale or group), the state the part after it started in.
+  struct Cut {
+    std::uint64_t at = UINT64_MAX;
+    bool met = false;
+  };
+
   void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth,
-           bool inc = false) {
+           bool inc = false, Cut* cut = nullptr) {
     Reader r{source, file, params, {}, inc, {}};
     Tok t;
     const bool report = file == 0 && options_.progress;
     for (std::uint64_t n = 0; next(r, t); ++n) {
+      if (cut && t.at.offset >= cut->at) {
+        cut->met = t.at.offset == cut->at && state_.origins.empty() && state_.scales.empty() &&
+                   state_.rotation == glm::dvec3(0.0) && groups_.empty();
+        if (cut->met) return;
+        cut = nullptr;  // the next part's start was wrong: this one reads on to the end instead
+      }
       statement(r, t, depth);
       r.arena.reset();  // nothing of a statement's tokens outlives it
       if (report && (n & 0x3FF) == 0) options_.progress(source.progress());
@@ -247,6 +263,91 @@ class Interpreter {
     if (!models_.models.empty()) m.chunks.insert(at, Chunk{chunk::MODL, 0, std::move(models_), {}, false});
     for (Chunk& c : m.chunks)
       if (auto* strs = std::get_if<StringsChunk>(&c.data)) strs->count = static_cast<std::uint32_t>(m.strings.size());
+  }
+
+  // The records of the part of the text after this one (read in parts, interpret()), joined on
+  // as if this interpreter had read on: its strings interned here, its groups numbered after
+  // these, its pool and list indices moved past these lists' ends. Parts follow no includes, so
+  // every file index is 0.
+  void absorb(Interpreter& b, bool last) {
+    // Its strings take the id they have here, or a new one. The last part's new strings need no
+    // interning (nothing looks them up again), which spares a hash map its growth.
+    std::vector<Sid> ids(b.out_.module.strings.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string_view text = b.out_.module.strings[i];
+      if (!last) {
+        ids[i] = sid(text);
+      } else if (auto it = ids_.find(text); it != ids_.end()) {
+        ids[i] = it->second;
+      } else {
+        ids[i] = static_cast<Sid>(out_.module.strings.size());
+        out_.module.strings.push_back(text);
+      }
+    }
+    b.each_sid([&](Sid& s) {
+      if (s != kNoString && s < ids.size()) s = ids[s];
+    });
+    const std::uint32_t groups = last_group_;
+    auto shift = [&](SlimNode& n, std::size_t transforms) {
+      if (n.flags & node_flag::transform) n.transform += static_cast<std::int32_t>(transforms);
+      if (n.flags & node_flag::group) n.group += groups;
+    };
+    auto append = [](auto& into, auto& from) {
+      into.insert(into.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+      from = {};  // given back now: the joined lists are what the memory is needed for
+    };
+    auto join = [&](auto& into, auto& from) {
+      for (auto& r : from.records) shift(r.node, into.transforms.size());
+      append(into.records, from.records);
+      append(into.transforms, from.transforms);
+    };
+    join(tracks_, b.tracks_);
+    join(shapes_, b.shapes_);
+    join(lines_, b.lines_);
+    join(traction_, b.traction_);
+    join(power_, b.power_);
+    join(memcells_, b.memcells_);
+    join(launchers_, b.launchers_);
+    join(sounds_, b.sounds_);
+    for (Model& m : b.models_.models) {
+      shift(m.node, models_.transforms.size());
+      m.lights.first += static_cast<std::uint32_t>(models_.light_states.size());
+      m.colors.first += static_cast<std::uint32_t>(models_.light_colors.size());
+    }
+    append(models_.models, b.models_.models);
+    append(models_.transforms, b.models_.transforms);
+    append(models_.light_states, b.models_.light_states);
+    append(models_.light_colors, b.models_.light_colors);
+    const auto dynamics = static_cast<std::uint32_t>(dynamics_.records.size());
+    const auto trainsets = static_cast<std::uint32_t>(trainsets_.size());
+    for (Dynamic& d : b.dynamics_.records)
+      if (d.has_trainset_index) d.trainset_index += trainsets;
+    for (Trainset& t : b.trainsets_)
+      for (std::uint32_t& v : t.vehicles) v += dynamics;
+    join(dynamics_, b.dynamics_);
+    append(trainsets_, b.trainsets_);
+    append(events_, b.events_);
+    append(includes_, b.includes_);
+    first_init_ += b.first_init_;
+    last_group_ += b.last_group_;
+    if (!seen_origin_ && b.seen_origin_) {
+      seen_origin_ = true;
+      placement_.origin_x = b.placement_.origin_x;
+      placement_.origin_y = b.placement_.origin_y;
+      placement_.origin_z = b.placement_.origin_z;
+    }
+    if (!seen_rotate_ && b.seen_rotate_) {
+      seen_rotate_ = true;
+      placement_.rotation_y = b.placement_.rotation_y;
+    }
+    Interpreted& o = b.out_;
+    for (auto& [list, refs] : o.where) append(out_.where[list], refs);
+    append(out_.directives, o.directives);
+    for (Warning& w : o.warnings)
+      if (out_.warnings.size() < 1000) out_.warnings.push_back(std::move(w));
+    for (std::string& m : o.missing)
+      if (std::find(out_.missing.begin(), out_.missing.end(), m) == out_.missing.end()) out_.missing.push_back(std::move(m));
+    out_.nodes += o.nodes;
   }
 
  private:
@@ -437,22 +538,10 @@ class Interpreter {
     if (where.empty()) out_.where.erase(list);
   }
 
-  // The reference writer interns strings as it writes the chunks, so STRS holds them in chunk
-  // order and, within a record, in field order: renumber what parsing interned on the way.
-  // Interned strings are distinct, so this is a permutation by first use, without hashing again.
-  void renumber_strings(std::vector<Chunk>& pack_run) {
-    StringTable old = std::move(out_.module.strings);
-    out_.module.strings = StringTable();
-    out_.module.strings.reserve(old.size(), old.byte_size());
-    std::vector<Sid> renumbered(old.size(), kNoString);
-    auto fix = [&](Sid& s) {
-      if (s == kNoString || s >= old.size()) return;
-      if (renumbered[s] == kNoString) {
-        renumbered[s] = static_cast<Sid>(out_.module.strings.size());
-        out_.module.strings.push_back(old[s]);
-      }
-      s = renumbered[s];
-    };
+  // Every string id the records hold (the root's .inc models and PACK aside), in the order the
+  // reference writer meets them: chunk order, then field order.
+  template <class F>
+  void each_sid(F&& fix) {
     auto node = [&](SlimNode& n) { fix(n.name); };
     for (Include& r : includes_) {
       fix(r.source_path);
@@ -490,6 +579,26 @@ class Interpreter {
       for (Sid& t : r.targets) fix(t);
       for (KeyValue& kv : r.payload) fix(kv.key), fix(kv.value);
     }
+  }
+
+  // The reference writer interns strings as it writes the chunks, so STRS holds them in chunk
+  // order and, within a record, in field order: renumber what parsing interned on the way.
+  // Interned strings are distinct, so this is a permutation by first use, without hashing again.
+  void renumber_strings(std::vector<Chunk>& pack_run) {
+    StringTable old = std::move(out_.module.strings);
+    out_.module.strings = StringTable();
+    out_.module.strings.reserve(old.size(), old.byte_size());
+    std::vector<Sid> renumbered(old.size(), kNoString);
+    auto fix = [&](Sid& s) {
+      if (s == kNoString || s >= old.size()) return;
+      if (renumbered[s] == kNoString) {
+        renumbered[s] = static_cast<Sid>(out_.module.strings.size());
+        out_.module.strings.push_back(old[s]);
+      }
+      s = renumbered[s];
+    };
+    each_sid(fix);
+    auto node = [&](SlimNode& n) { fix(n.name); };
     // The .inc models' strings come last (the reference gathers them after the root's own
     // chunks): in PIDX order, file order within a section, name, mesh and skin of each.
     for (std::size_t i : pack_order_) {
@@ -1305,7 +1414,99 @@ class Interpreter {
 
 }  // namespace
 
+namespace {
+
+// Where a part of a big text may start: a line that starts with the word `node` (a statement in
+// every well-formed scenery), at or after `from`; npos if none within a few MB.
+std::size_t node_line_at_or_after(std::span<const std::uint8_t> text, std::size_t from) {
+  const std::size_t limit = std::min(text.size(), from + (std::size_t{4} << 20));
+  const auto starts_node = [&](std::size_t at) {
+    if (at + 5 > text.size()) return false;
+    const auto low = [&](std::size_t k) { return static_cast<char>(text[at + k] | 0x20); };  // ASCII letters only
+    const std::uint8_t after = text[at + 4];
+    return low(0) == 'n' && low(1) == 'o' && low(2) == 'd' && low(3) == 'e' &&
+           (after == ' ' || after == '\t' || after == ';' || after == '\r' || after == '\n');
+  };
+  for (std::size_t i = std::max<std::size_t>(from, 1); i <= limit;) {  // a newline at i - 1 or later
+    const auto* nl = static_cast<const std::uint8_t*>(std::memchr(text.data() + i - 1, '\n', limit - (i - 1)));
+    if (!nl) break;
+    const auto line = static_cast<std::size_t>(nl - text.data()) + 1;
+    if (starts_node(line)) return line;
+    i = line + 1;
+  }
+  return std::string::npos;
+}
+
+std::uint32_t lines_before(std::span<const std::uint8_t> text, std::size_t from, std::size_t to) {
+  std::uint32_t n = 0;
+  for (const std::uint8_t* p = text.data() + from; p < text.data() + to; ++n) {
+    p = static_cast<const std::uint8_t*>(std::memchr(p, '\n', static_cast<std::size_t>(text.data() + to - p)));
+    if (!p) break;
+    ++p;
+  }
+  return n;
+}
+
+// A big text read whole with no includes to follow (what a compile to EU7B reads) is cut into
+// one part per thread at lines that start a node, each part read by an interpreter of its own
+// from the grammar's first state, side by side; the parts are then joined in order. A part is
+// kept only if the one before it ended exactly at its start with nothing open, the state it
+// assumed; otherwise that one had read on to the end, and the parts after it are dropped. So the
+// result is the one-pass result, whatever the text: the same records, strings, order, warnings.
+std::optional<Interpreted> interpret_in_parts(TokenSource& source, const std::string& file_name, const InterpretOptions& options) {
+  auto* text = dynamic_cast<TextTokenSource*>(&source);
+  if (options.threads < 2 || !text || !text->untouched() || options.assets || options.root || options.pass != LoadPass::all)
+    return std::nullopt;
+  const std::span<const std::uint8_t> bytes = text->bytes();
+  constexpr std::size_t kSmallestPart = std::size_t{2} << 20;  // below this a thread costs more than it saves
+  const auto parts_wanted = static_cast<std::size_t>(std::min<std::uint64_t>(options.threads, bytes.size() / kSmallestPart));
+  std::vector<std::size_t> starts{0};
+  for (std::size_t k = 1; k < parts_wanted; ++k) {
+    const std::size_t at = node_line_at_or_after(bytes, std::max(starts.back() + 1, bytes.size() / parts_wanted * k));
+    if (at != std::string::npos && at > starts.back()) starts.push_back(at);
+  }
+  const std::size_t n = starts.size();
+  if (n < 2) return std::nullopt;
+
+  struct Part {
+    Interpreted out;
+    InterpretOptions options;
+    std::unique_ptr<Interpreter> in;
+    std::uint32_t line = 1;
+    Interpreter::Cut cut;
+  };
+  std::vector<Part> parts(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    Part& p = parts[k];
+    p.out.files.push_back(file_name);
+    p.options = options;
+    p.options.progress = {};
+    p.line = k == 0 ? 1 : parts[k - 1].line + lines_before(bytes, starts[k - 1], starts[k]);
+    p.cut.at = k + 1 < n ? starts[k + 1] : UINT64_MAX;
+  }
+  // The first part tells the progress, as a share of its own length.
+  if (options.progress)
+    parts[0].options.progress = [&](double done) {
+      options.progress(std::min(1.0, done * static_cast<double>(bytes.size()) / static_cast<double>(starts[1])));
+    };
+  for (Part& p : parts) p.in = std::make_unique<Interpreter>(p.out, p.options);
+  run_shares(static_cast<unsigned>(n), [&](unsigned k) {
+    Part& p = parts[k];
+    TextTokenSource part(bytes, text->options(), starts[k], p.line);
+    p.in->run(part, 0, {}, 0, false, &p.cut);
+  });
+  std::size_t used = 1;
+  while (used < n && parts[used - 1].cut.met) ++used;
+  for (std::size_t k = 1; k < used; ++k) parts[0].in->absorb(*parts[k].in, k + 1 == used);
+  parts[0].in->finish();
+  parts[0].out.parts = static_cast<std::uint32_t>(used);
+  return std::move(parts[0].out);
+}
+
+}  // namespace
+
 Interpreted interpret(TokenSource& source, std::string file_name, const InterpretOptions& options) {
+  if (auto parts = interpret_in_parts(source, file_name, options)) return std::move(*parts);
   Interpreted out;
   out.files.push_back(std::move(file_name));
   Interpreter in(out, options);

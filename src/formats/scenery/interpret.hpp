@@ -47,6 +47,8 @@ struct Interpreted {
   // Visual nodes (models, shapes, lines) an infrastructure pass read past: what a visual pass
   // (interpret_visuals) would add.
   std::uint64_t visual_nodes_left = 0;
+  // Parts of the text read side by side and joined (InterpretOptions::threads); 1: one pass.
+  std::uint32_t parts = 1;
 };
 
 struct InterpretOptions {
@@ -69,6 +71,9 @@ struct InterpretOptions {
   LoadPass pass = LoadPass::all;
   // Called every few thousand tokens with how far into the scenery's own file the reading is.
   std::function<void(double)> progress = {};
+  // Threads the reading may use at once, the caller's included: a big text read in one pass is
+  // cut at statements into that many parts read side by side (see interpret()).
+  unsigned threads = 1;
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

@@ -19,6 +19,10 @@ TextTokenizer::TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptio
   if (bytes_.size() >= 3 && bytes_[0] == 0xEF && bytes_[1] == 0xBB && bytes_[2] == 0xBF) at_ = line_start_ = 3;
 }
 
+void TextTokenizer::start_at(std::size_t offset, std::uint32_t line) {
+  at_ = line_start_ = std::min(offset, bytes_.size());
+  line_ = line;
+}
 
 void TextTokenizer::advance(std::size_t n) {
   for (; n > 0 && at_ < bytes_.size(); --n) {

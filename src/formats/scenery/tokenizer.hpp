@@ -31,6 +31,8 @@ class TextTokenizer {
   explicit TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptions options = {});
   // The next token; false at the end of the text.
   bool next(TextToken& out);
+  // Read on from `offset`, the start of line `line` (a part of the text read on its own).
+  void start_at(std::size_t offset, std::uint32_t line);
   std::uint64_t offset() const { return at_; }
   bool in_text(std::string_view s) const {
     return s.data() >= reinterpret_cast<const char*>(bytes_.data()) && s.data() + s.size() <= reinterpret_cast<const char*>(bytes_.data()) + bytes_.size();

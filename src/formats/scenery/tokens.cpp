@@ -24,7 +24,14 @@ double stored_value(double v, EntryTag encoding) {
 
 // ---- text ----
 
-TextTokenSource::TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options) : tokenizer_(bytes, options) {}
+TextTokenSource::TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options)
+    : tokenizer_(bytes, options), bytes_(bytes), options_(options) {}
+
+TextTokenSource::TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options, std::size_t offset,
+                                 std::uint32_t line)
+    : TextTokenSource(bytes, options) {
+  tokenizer_.start_at(offset, line);
+}
 
 double TextTokenSource::progress() const {
   return tokenizer_.size() ? static_cast<double>(tokenizer_.offset()) / static_cast<double>(tokenizer_.size()) : 1.0;
@@ -55,6 +62,7 @@ bool TextTokenSource::raw(Token& out) {
 }
 
 bool TextTokenSource::next(Token& out) {
+  untouched_ = false;
   if (pending_at_ < pending_.size()) {
     out = pending_[pending_at_];
     out.text = pending_text_[pending_at_];

@@ -57,8 +57,13 @@ class TokenSource {
 class TextTokenSource final : public TokenSource {
  public:
   explicit TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options = {});
+  // From `offset`, the start of line `line`, to the end: a part of the text read on its own.
+  TextTokenSource(std::span<const std::uint8_t> bytes, TokenizerOptions options, std::size_t offset, std::uint32_t line);
   bool next(Token& out) override;
   double progress() const override;
+  std::span<const std::uint8_t> bytes() const { return bytes_; }
+  const TokenizerOptions& options() const { return options_; }
+  bool untouched() const { return untouched_; }  // nothing read yet
 
  private:
   bool raw(Token& out);  // the next text token, classified
@@ -68,6 +73,9 @@ class TextTokenSource final : public TokenSource {
   std::vector<Token> pending_;
   std::size_t pending_at_ = 0;
   std::string current_;
+  std::span<const std::uint8_t> bytes_;
+  TokenizerOptions options_;
+  bool untouched_ = true;
 };
 
 // Twin entries → tokens; a load pass leaves out the markers of the other class, each in one step.

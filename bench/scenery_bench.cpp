@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
       const std::size_t heap0 = heap_in_use();
       t = Clock::now();
       scenery::TextTokenSource compile_source(text);
-      auto compiled = scenery::interpret(compile_source, "bench.scm", {.reference_writer = true, .threads = n});
+      auto compiled = scenery::interpret(compile_source, "bench.scm", {.reference_writer = true, .threads = n, .sources = false});
       compile_heap = std::max(compile_heap, heap_in_use() - std::min(heap_in_use(), heap0));
       auto module = eu7b::write_module(compiled.module, n);
       best = std::min(best, ms_since(t));

@@ -2,9 +2,12 @@
 // byte-identical rewrites, and sub-chunk random access.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+
+#include <fmt/format.h>
 
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
@@ -253,6 +256,97 @@ TEST(Eu7bConformance, FlatSectionStartingWithByteOneIsNotFormatOne) {
   EXPECT_EQ(detect_section_format(v8, {.model_count = 5, .prototype_count = 1}), SectionFormat::v8);
   EXPECT_EQ(detect_section_format(v8, {.model_count = 5, .prototype_count = 0}), SectionFormat::flat);
   EXPECT_EQ(detect_section_format(v8, {.model_count = 4, .prototype_count = 1}), SectionFormat::flat);
+}
+
+}  // namespace
+}  // namespace sceneria::eu7b
+
+namespace sceneria::eu7b {
+namespace {
+
+// What a read gives: the module written back, its problems in order, or its error.
+std::string outcome(ByteSource& source, unsigned threads) {
+  auto m = read_module(source, {.load_pack = true, .decode_pack = true, .threads = threads});
+  if (!m) return "error: " + m.error().describe();
+  std::string out = fmt::format("strings referenced {}\n", m->strings_referenced);
+  for (const Problem& p : m->problems) out += fmt::format("{} {}\n", p.offset, p.message);
+  auto bytes = write_module(*m);
+  out += bytes ? fmt::format("{} bytes, hash {}", bytes->size(), std::hash<std::string_view>{}(std::string_view(
+                                                      reinterpret_cast<const char*>(bytes->data()), bytes->size())))
+               : "unwritable: " + bytes.error().describe();
+  return out;
+}
+
+// Record chunks decoded side by side after the header pass (ReadOptions::threads) give the
+// one-thread module, problems in the same order and the same first error, for every sample and
+// for every sample with one chunk's first four payload bytes made 0xFF (a count that cannot be).
+TEST(Eu7bConformance, ChunksDecodedOnTwoThreadsAreTheOneThreadModule) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  std::size_t files = 0, broken = 0;
+  for (const auto& path : test::eu7_samples()) {
+    const auto bytes = test::read_file(path);
+    MemorySource whole(bytes, path.filename().string());
+    const std::string one = outcome(whole, 1);
+    EXPECT_EQ(outcome(whole, 2), one) << path;
+    ++files;
+    auto container = read_container(whole);
+    ASSERT_TRUE(container.ok()) << path;
+    for (const ChunkInfo& c : container->chunks) {
+      if (c.payload_size() < 4) continue;
+      auto bad = bytes;
+      std::fill_n(bad.begin() + static_cast<std::ptrdiff_t>(c.payload_offset()), 4, std::uint8_t{0xFF});
+      MemorySource source(bad, path.filename().string());
+      const std::string expected = outcome(source, 1);
+      EXPECT_EQ(outcome(source, 2), expected) << path << " with chunk " << chunk_name(c.id) << " broken";
+      broken += expected.rfind("error", 0) == 0;
+    }
+  }
+  EXPECT_GT(files, 5u);
+  EXPECT_GT(broken, 10u);  // the broken counts were errors, not only problems
+}
+
+// Problems from the pass and from chunks decoded after it keep the one-thread order, and of two
+// broken chunks the earlier one's error is the one reported.
+TEST(Eu7bConformance, ChunksDecodedOnTwoThreadsKeepProblemOrderAndTheFirstError) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  std::size_t checked = 0;
+  for (const auto& path : test::eu7_samples()) {
+    const auto bytes = test::read_file(path);
+    MemorySource original(bytes, path.filename().string());
+    auto m = read_module(original, {.load_pack = true, .decode_pack = true});
+    ASSERT_TRUE(m.ok()) << path;
+    // STRS moved after the first record chunk, and bytes after every chunk's payload: problems
+    // come from the pass (a chunk before STRS, STRS's tail) and from the decoders (the tails).
+    std::vector<std::size_t> records;
+    for (std::size_t i = 0; i < m->chunks.size(); ++i) {
+      const Chunk& c = m->chunks[i];
+      if (c.id != chunk::STRS && c.id != chunk::PACK && c.id != chunk::PIDX && c.id != chunk::PROT) records.push_back(i);
+    }
+    if (records.size() < 2 || m->chunks.front().id != chunk::STRS) continue;
+    std::rotate(m->chunks.begin(), m->chunks.begin() + 1, m->chunks.begin() + static_cast<std::ptrdiff_t>(records.front()) + 1);
+    for (Chunk& c : m->chunks)
+      if (c.id != chunk::PACK) c.trailing = {1, 2, 3};
+    auto shuffled = write_module(*m);
+    ASSERT_TRUE(shuffled.ok()) << path;
+    MemorySource tails(*shuffled, path.filename().string());
+    const std::string one = outcome(tails, 1);
+    EXPECT_NE(one.find("before STRS"), std::string::npos) << one;
+    EXPECT_EQ(outcome(tails, 2), one) << path;
+    // Two chunks broken at once: the first in file order is the error.
+    auto container = read_container(tails);
+    ASSERT_TRUE(container.ok());
+    std::vector<const ChunkInfo*> big;
+    for (const ChunkInfo& c : container->chunks)
+      if (c.id != chunk::STRS && c.id != chunk::PACK && c.payload_size() >= 4) big.push_back(&c);
+    if (big.size() < 2) continue;
+    auto bad = *shuffled;
+    for (const ChunkInfo* c : {big.front(), big.back()})
+      std::fill_n(bad.begin() + static_cast<std::ptrdiff_t>(c->payload_offset()), 4, std::uint8_t{0xFF});
+    MemorySource two_broken(bad, path.filename().string());
+    EXPECT_EQ(outcome(two_broken, 2), outcome(two_broken, 1)) << path;
+    ++checked;
+  }
+  EXPECT_GT(checked, 2u);
 }
 
 }  // namespace

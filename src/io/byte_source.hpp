@@ -3,6 +3,7 @@
 // know whether the bytes live in memory, in a local file or behind HTTP Range requests.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ class ByteSource {
 
   // Convenience: read `length` bytes into a new buffer.
   Result<std::vector<std::uint8_t>> read_vector(std::uint64_t offset, std::uint64_t length);
+  // The whole source, when it is bytes already in memory: a reader may then decode them where
+  // they lie instead of copying them out. Nothing for sources read on demand.
+  virtual std::optional<std::span<const std::uint8_t>> in_memory() const { return std::nullopt; }
 
  protected:
   // Shared range check for implementations: an Errc::truncated error when the range is outside.
@@ -43,6 +47,7 @@ class MemorySource final : public ByteSource {
   Error read(std::uint64_t offset, std::span<std::uint8_t> out) override;
   const std::string& name() const override { return name_; }
   std::span<const std::uint8_t> bytes() const { return view_; }
+  std::optional<std::span<const std::uint8_t>> in_memory() const override { return view_; }
 
  private:
   std::vector<std::uint8_t> owned_;

@@ -75,6 +75,9 @@ bool write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes
   return true;
 }
 
+// What the CLI decodes and writes on at once: every core.
+unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 int fail(std::ostream& err, const std::string& path, const Error& e) {
   err << "error: " << path << ": " << e.describe() << '\n';
   return 1;
@@ -90,7 +93,7 @@ Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::
   if (!source) return source.error();
   std::unique_ptr<DirectoryAssets> resolver;
   if (!assets.empty()) resolver = std::make_unique<DirectoryAssets>(assets);
-  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr});
+  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .threads = cores()});
   if (for_conversion) *for_conversion = std::move(resolver);
   return document;
 }
@@ -159,7 +162,7 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
 int write_and_describe(const std::string& out_path, std::vector<std::uint8_t> bytes, std::ostream& out, std::ostream& err) {
   if (!write_bytes(out_path, bytes, err)) return 1;
   MemorySource written(std::move(bytes), out_path);
-  auto check = open_document(written);
+  auto check = open_document(written, {.threads = cores()});
   if (!check) return fail(err, out_path, check.error());
   out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
   return 0;
@@ -219,7 +222,7 @@ int convert(const std::string& in_path, const std::string& out_path, const std::
   }
   std::vector<std::string> losses;
   WriteOptions options = base;
-  options.threads = std::max(1u, std::thread::hardware_concurrency());
+  options.threads = cores();
   options.losses = &losses;
   auto bar = std::make_unique<ProgressBar>(err, fmt::format("writing {}", std::filesystem::path(out_path).filename().string()), progress);
   options.progress = [&bar](double done) { (*bar)(done); };

@@ -111,7 +111,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(64, source.size())));
   if (Error e = source.read(0, head)) return e;
   auto module = looks_like_json_form(head, source.name()) ? read_json_form(source)
-                                                          : read_module(source, {.load_pack = true, .decode_pack = true});
+                                                          : read_module(source, {.load_pack = true, .decode_pack = true, .threads = options.threads});
   if (!module) return module.error();
   std::vector<std::string> missing;
   if (options.assets) {

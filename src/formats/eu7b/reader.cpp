@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/byte_reader.hpp"
+#include "core/parallel.hpp"
 #include "formats/eu7b/fields.hpp"
 
 namespace sceneria::eu7b {
@@ -264,6 +267,53 @@ Result<ChunkData> decode_chunk(std::uint32_t id, std::span<const std::uint8_t> p
   return data;
 }
 
+namespace {
+
+// A record chunk read in the header pass and decoded after it (ReadOptions::threads): what it
+// would have been decoded with in the pass, and where its problems go among the module's.
+struct LaterChunk {
+  std::size_t chunk;  // index in module.chunks
+  std::uint64_t payload_offset;
+  std::vector<std::uint8_t> owned;       // read from the source, or
+  std::span<const std::uint8_t> payload;  // in its memory (or in `owned`)
+  std::uint32_t string_count;
+  std::size_t problems_at;
+  std::vector<Problem> problems = {};
+  std::uint32_t reach = 0;
+  Error error = {};
+};
+
+// Decodes the waiting chunks, on up to `threads` at once, into the module as the pass would
+// have: their problems in chunk order among the others, the first error in chunk order returned.
+Error decode_later(Module& module, std::vector<LaterChunk>& later, unsigned threads) {
+  if (later.empty()) return {};
+  const std::uint32_t version = module.container.version;
+  std::atomic<std::size_t> next{0};
+  run_shares(std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(later.size()))), [&](unsigned) {
+    for (std::size_t i; (i = next++) < later.size();) {
+      LaterChunk& l = later[i];
+      Chunk& chunk = module.chunks[l.chunk];
+      auto data = decode_chunk(chunk.id, l.payload, l.payload_offset, version, l.string_count, chunk, &l.problems, &l.reach);
+      if (data) chunk.data = std::move(data).value();
+      else l.error = data.error();
+      l.owned = {};
+    }
+  });
+  std::size_t inserted = 0;
+  Error first;
+  for (LaterChunk& l : later) {
+    if (!first && l.error) first = l.error;
+    module.strings_referenced = std::max(module.strings_referenced, l.reach);
+    module.problems.insert(module.problems.begin() + static_cast<std::ptrdiff_t>(l.problems_at + inserted), l.problems.begin(),
+                           l.problems.end());
+    inserted += l.problems.size();
+  }
+  later.clear();
+  return first;
+}
+
+}  // namespace
+
 Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
   auto container = read_container(source);
   if (!container) return container.error();
@@ -271,6 +321,8 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
   module.container = std::move(container).value();
   const std::uint32_t version = module.container.version;
   bool seen_strings = false;
+  std::vector<LaterChunk> later;
+  const std::optional<std::span<const std::uint8_t>> memory = source.in_memory();
   for (const ChunkInfo& c : module.container.chunks) {
     Chunk chunk;
     chunk.id = c.id;
@@ -306,16 +358,28 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       module.chunks.push_back(std::move(chunk));
       continue;
     }
-    auto payload = source.read_vector(c.payload_offset(), c.payload_size());
-    if (!payload) return payload.error();
+    // Bytes in memory are decoded where they lie; others are read into a buffer first.
+    std::vector<std::uint8_t> owned;
+    std::span<const std::uint8_t> payload;
+    if (memory && c.payload_offset() <= memory->size() && c.payload_size() <= memory->size() - c.payload_offset()) {
+      payload = memory->subspan(static_cast<std::size_t>(c.payload_offset()), static_cast<std::size_t>(c.payload_size()));
+    } else {
+      auto read = source.read_vector(c.payload_offset(), c.payload_size());
+      if (!read) {
+        if (Error e = decode_later(module, later, 1)) return e;  // an earlier chunk's error comes first
+        return read.error();
+      }
+      owned = std::move(read).value();
+      payload = owned;
+    }
     if (c.id == chunk::STRS) {
       std::size_t used = 0;
-      auto strings = read_strings(*payload, c.payload_offset(), &used);
+      auto strings = read_strings(payload, c.payload_offset(), &used);
       if (!strings) return strings.error();
-      if (used < payload->size()) {
+      if (used < payload.size()) {
         module.problems.push_back({c.payload_offset() + used, fmt::format("chunk STRS at {}: {} bytes after its strings",
-                                                                          hex_offset(c.offset), payload->size() - used)});
-        chunk.trailing.assign(payload->begin() + static_cast<std::ptrdiff_t>(used), payload->end());
+                                                                          hex_offset(c.offset), payload.size() - used)});
+        chunk.trailing.assign(payload.begin() + static_cast<std::ptrdiff_t>(used), payload.end());
       }
       StringsChunk ref{static_cast<std::uint32_t>(module.strings.size()), static_cast<std::uint32_t>(strings->size())};
       // The reference reader appends repeated chunks to its lists; do the same.
@@ -330,14 +394,21 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       module.problems.push_back({c.offset, fmt::format("chunk {} at {} comes before STRS; the reference reader "
                                                        "resolves string ids while reading, so STRS must be first",
                                                        chunk_name(c.id), hex_offset(c.offset))});
+    if (options.threads > 1) {  // decoded after the pass, side by side
+      later.push_back({module.chunks.size(), c.payload_offset(), std::move(owned), payload, module.string_count(),
+                       module.problems.size()});
+      module.chunks.push_back(std::move(chunk));
+      continue;
+    }
     std::uint32_t reach = 0;
-    auto data = decode_chunk(c.id, *payload, c.payload_offset(), version, module.string_count(), chunk,
+    auto data = decode_chunk(c.id, payload, c.payload_offset(), version, module.string_count(), chunk,
                              &module.problems, &reach);
     if (!data) return data.error();
     module.strings_referenced = std::max(module.strings_referenced, reach);
     chunk.data = std::move(data).value();
     module.chunks.push_back(std::move(chunk));
   }
+  if (Error e = decode_later(module, later, options.threads)) return e;
   if (options.decode_pack && module.pack()) {
     if (Error e = decode_pack(module)) return e;
   }

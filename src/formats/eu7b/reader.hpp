@@ -32,6 +32,9 @@ struct ReadOptions {
   // every model and is megabytes long, while showing the header needs a few leading strings.
   // A StringFeed loads them afterwards, as far as they are needed.
   bool lazy_strings = false;
+  // Record chunks decoded on up to this many threads at once, after the pass that reads them;
+  // the module is the same, problems in the same order, the same first error.
+  unsigned threads = 1;
 };
 
 // The module header pass: every chunk decoded except PACK, whose payload is only located

@@ -374,6 +374,7 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   how.root = root;
   how.progress = options.progress;
   how.threads = options.threads;
+  how.sources = false;
   Interpreted compiled = interpret(*s->tokens(), s->name(), how);
   if (options.losses) {
     for (const Warning& w : compiled.warnings) options.losses->push_back(w.message);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -269,7 +270,7 @@ class Interpreter {
   // as if this interpreter had read on: its strings interned here, its groups numbered after
   // these, its pool and list indices moved past these lists' ends. Parts follow no includes, so
   // every file index is 0.
-  void absorb(Interpreter& b, bool last) {
+  void absorb(Interpreter& b, bool last, unsigned threads) {
     // Its strings take the id they have here, or a new one. The last part's new strings need no
     // interning (nothing looks them up again), which spares a hash map its growth.
     std::vector<Sid> ids(b.out_.module.strings.size());
@@ -301,14 +302,21 @@ class Interpreter {
       append(into.records, from.records);
       append(into.transforms, from.transforms);
     };
-    join(tracks_, b.tracks_);
-    join(shapes_, b.shapes_);
-    join(lines_, b.lines_);
-    join(traction_, b.traction_);
-    join(power_, b.power_);
-    join(memcells_, b.memcells_);
-    join(launchers_, b.launchers_);
-    join(sounds_, b.sounds_);
+    // The big lists move on two threads: each list is joined by one of them only.
+    run_shares(threads, [&](unsigned k) {
+      if (k == 0 || threads < 2) {
+        join(tracks_, b.tracks_);
+        join(lines_, b.lines_);
+        join(power_, b.power_);
+        join(memcells_, b.memcells_);
+        join(launchers_, b.launchers_);
+        join(sounds_, b.sounds_);
+      }
+      if (k == 1 || threads < 2) {
+        join(shapes_, b.shapes_);
+        join(traction_, b.traction_);
+      }
+    });
     for (Model& m : b.models_.models) {
       shift(m.node, models_.transforms.size());
       m.lights.first += static_cast<std::uint32_t>(models_.light_states.size());
@@ -374,6 +382,11 @@ class Interpreter {
       if (t.substituted) t.text = r.arena.keep(s);
     }
     return true;
+  }
+
+  // Where a record came from, kept beside its list (InterpretOptions::sources).
+  void located(const char* list, const SourceRef& at) {
+    if (options_.sources) out_.where[list].push_back(at);
   }
 
   void warn(const SourceRef& at, std::string message) {
@@ -751,7 +764,7 @@ class Interpreter {
     for (const std::string& p : params) inc.parameters.push_back(sid(p));
     inc.site = context();
     includes_.push_back(std::move(inc));
-    out_.where["includes"].push_back(at.at);
+    located("includes", at.at);
     if (options_.root && !inc_file) return;
     follow(at, file, params, depth, options_.root);
   }
@@ -798,7 +811,7 @@ class Interpreter {
   template <class T>
   void add(RecordList<T>& list, T&& r, const char* id, const std::vector<Tok>& h) {
     list.records.push_back(std::move(r));
-    out_.where[id].push_back(h[0].at);
+    located(id, h[0].at);
   }
 
   // x y z, read in that order (a braced list is evaluated left to right).
@@ -850,12 +863,16 @@ class Interpreter {
     return r * state_.scale() + state_.origin();
   }
   // Shape vertices and normals: Z, then X, then Y by the full rotate (B5).
-  glm::dvec3 turn(const glm::dvec3& p) const {
-    const glm::dvec3 r = glm::radians(state_.rotation);
-    glm::dmat4 m = glm::rotate(glm::dmat4(1.0), r.y, glm::dvec3(0, 1, 0));
-    m = glm::rotate(m, r.x, glm::dvec3(1, 0, 0));
-    m = glm::rotate(m, r.z, glm::dvec3(0, 0, 1));
-    return glm::dvec3(m * glm::dvec4(p, 0.0));
+  // The matrix is made again only when the rotate changes (shapes turn every vertex by it).
+  glm::dvec3 turn(const glm::dvec3& p) {
+    if (!(state_.rotation == turned_by_)) {
+      const glm::dvec3 r = glm::radians(state_.rotation);
+      turn_ = glm::rotate(glm::dmat4(1.0), r.y, glm::dvec3(0, 1, 0));
+      turn_ = glm::rotate(turn_, r.x, glm::dvec3(1, 0, 0));
+      turn_ = glm::rotate(turn_, r.z, glm::dvec3(0, 0, 1));
+      turned_by_ = state_.rotation;
+    }
+    return glm::dvec3(turn_ * glm::dvec4(p, 0.0));
   }
 
   void node(Reader& r, const Tok& at) {
@@ -1087,7 +1104,7 @@ class Interpreter {
     m.angles = v3(angles);
     m.scale = v3(scale);
     into.models.push_back(m);
-    if (&into != &pack_models_) out_.where["models"].push_back(h[0].at);
+    if (&into != &pack_models_) located("models", h[0].at);
   }
 
   void shape(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
@@ -1345,7 +1362,7 @@ class Interpreter {
     }
     if (ts.vehicles.empty()) ts.driver_index = UINT32_MAX;  // nobody to drive
     trainsets_.push_back(std::move(ts));
-    out_.where["trainsets"].push_back(at.at);
+    located("trainsets", at.at);
   }
 
   void event(Reader& r, const Tok& at) {
@@ -1379,7 +1396,7 @@ class Interpreter {
     }
     if (istarts_with(lower(out_.module.strings[e.name]), "none_")) e.ignored = 1;
     events_.push_back(std::move(e));
-    out_.where["events"].push_back(at.at);
+    located("events", at.at);
   }
 
   Interpreted& out_;
@@ -1407,6 +1424,8 @@ class Interpreter {
   std::vector<Event> events_;
   std::uint32_t first_init_ = 0;
   Placement placement_;
+  glm::dvec3 turned_by_{std::numeric_limits<double>::quiet_NaN()};  // the rotate turn_ was made for
+  glm::dmat4 turn_{1.0};
   std::vector<std::uint32_t> groups_;  // the open groups' numbers (their count is the depth)
   std::uint32_t last_group_ = 0;
   bool seen_origin_ = false, seen_rotate_ = false;
@@ -1497,7 +1516,7 @@ std::optional<Interpreted> interpret_in_parts(TokenSource& source, const std::st
   });
   std::size_t used = 1;
   while (used < n && parts[used - 1].cut.met) ++used;
-  for (std::size_t k = 1; k < used; ++k) parts[0].in->absorb(*parts[k].in, k + 1 == used);
+  for (std::size_t k = 1; k < used; ++k) parts[0].in->absorb(*parts[k].in, k + 1 == used, std::min(2u, options.threads));
   parts[0].in->finish();
   parts[0].out.parts = static_cast<std::uint32_t>(used);
   return std::move(parts[0].out);

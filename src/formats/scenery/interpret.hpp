@@ -74,6 +74,9 @@ struct InterpretOptions {
   // Threads the reading may use at once, the caller's included: a big text read in one pass is
   // cut at statements into that many parts read side by side (see interpret()).
   unsigned threads = 1;
+  // Each record's source in Interpreted::where: what viewing and inspecting show; a compile,
+  // which writes records only, leaves them out.
+  bool sources = true;
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -288,16 +287,13 @@ struct LaterChunk {
 Error decode_later(Module& module, std::vector<LaterChunk>& later, unsigned threads) {
   if (later.empty()) return {};
   const std::uint32_t version = module.container.version;
-  std::atomic<std::size_t> next{0};
-  run_shares(std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(later.size()))), [&](unsigned) {
-    for (std::size_t i; (i = next++) < later.size();) {
-      LaterChunk& l = later[i];
-      Chunk& chunk = module.chunks[l.chunk];
-      auto data = decode_chunk(chunk.id, l.payload, l.payload_offset, version, l.string_count, chunk, &l.problems, &l.reach);
-      if (data) chunk.data = std::move(data).value();
-      else l.error = data.error();
-      l.owned = {};
-    }
+  for_each_claimed(threads, later.size(), [&](std::size_t i) {
+    LaterChunk& l = later[i];
+    Chunk& chunk = module.chunks[l.chunk];
+    auto data = decode_chunk(chunk.id, l.payload, l.payload_offset, version, l.string_count, chunk, &l.problems, &l.reach);
+    if (data) chunk.data = std::move(data).value();
+    else l.error = data.error();
+    l.owned = {};
   });
   std::size_t inserted = 0;
   Error first;

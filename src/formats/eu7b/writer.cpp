@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "core/parallel.hpp"
 #include "formats/eu7b/fields.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
-#include "core/parallel.hpp"
 
 namespace sceneria::eu7b {
 
@@ -38,17 +38,25 @@ EncodedPack encode_pack(const PackChunk& pack) {
   return out;
 }
 
+// A STRS payload: `count` strings from `first`, after their count, each a u32 length + bytes.
+template <class A>
+void encode_strings_data(A& a, const StringTable& strings, std::uint32_t first, std::uint32_t count) {
+  a.raw(&count, 4);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::string_view s = strings[first + i];
+    const auto n = static_cast<std::uint32_t>(s.size());
+    a.raw(&n, 4);
+    a.raw(s.data(), s.size());
+  }
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_strings(const StringTable& strings) {
   std::vector<std::uint8_t> out;
   out.reserve(4 + strings.size() * 4 + strings.byte_size());
-  put_u32(out, static_cast<std::uint32_t>(strings.size()));
-  for (std::size_t i = 0; i < strings.size(); ++i) {
-    const std::string_view s = strings[i];
-    put_u32(out, static_cast<std::uint32_t>(s.size()));
-    out.insert(out.end(), s.begin(), s.end());
-  }
+  BinaryOut a(out);
+  encode_strings_data(a, strings, 0, static_cast<std::uint32_t>(strings.size()));
   return out;
 }
 
@@ -108,19 +116,6 @@ void encode_chunk_data(A& a, const Chunk& chunk_in, std::uint32_t version) {
   a.raw(chunk.trailing.data(), chunk.trailing.size());
 }
 
-// The STRS payload: the module's strings from `first`, each u32 length + bytes.
-template <class A>
-void encode_strings_data(A& a, const Module& module, const Chunk& c, const StringsChunk& strs) {
-  a.raw(&strs.count, 4);
-  for (std::uint32_t i = 0; i < strs.count; ++i) {
-    const std::string_view s = module.strings[strs.first + i];
-    const auto n = static_cast<std::uint32_t>(s.size());
-    a.raw(&n, 4);
-    a.raw(s.data(), s.size());
-  }
-  a.raw(c.trailing.data(), c.trailing.size());
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version) {
@@ -147,10 +142,12 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned th
 
   // Every chunk's payload through one of these: the same fields counted, then written in place.
   std::vector<Chunk> patched;  // PIDX with the sections' new offsets
-  patched.reserve(module.chunks.size());
+  patched.reserve(module.chunks.size());  // never grown: slots point into it
   auto payload = [&](auto& a, const Chunk& c) {
-    if (const auto* strs = std::get_if<StringsChunk>(&c.data)) encode_strings_data(a, module, c, *strs);
-    else if (std::holds_alternative<PackChunk>(c.data)) a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
+    if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
+      encode_strings_data(a, module.strings, strs->first, strs->count);
+      a.raw(c.trailing.data(), c.trailing.size());
+    } else if (std::holds_alternative<PackChunk>(c.data)) a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
     else encode_chunk_data(a, c, version);
   };
   struct Slot {
@@ -190,21 +187,9 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned th
     payload(a, *s.chunk);
     if (a.sink().overflow || a.sink().at != out.data() + s.at + s.size) disagreed = true;
   };
-  // The chunks are independent: with threads, each thread writes a share of about equal bytes.
-  const unsigned n = total < (std::size_t{4} << 20) ? 1 : std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(slots.size())));
-  std::vector<std::vector<const Slot*>> shares(n);
-  std::vector<std::size_t> load(n);
-  std::vector<const Slot*> biggest;
-  for (const Slot& s : slots) biggest.push_back(&s);
-  std::stable_sort(biggest.begin(), biggest.end(), [](const Slot* a, const Slot* b) { return a->size > b->size; });
-  for (const Slot* s : biggest) {
-    const std::size_t k = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    shares[k].push_back(s);
-    load[k] += s->size;
-  }
-  run_shares(n, [&](unsigned k) {
-    for (const Slot* s : shares[k]) write(*s);
-  });
+  // The chunks are independent: with threads, biggest first, each thread takes the next one.
+  std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.size > b.size; });
+  for_each_claimed(total < (std::size_t{4} << 20) ? 1 : threads, slots.size(), [&](std::size_t i) { write(slots[i]); });
   if (disagreed) return Error{Errc::bad_value, 0, "the module writer counted other sizes than it wrote (a bug)"};
   return out;
 }

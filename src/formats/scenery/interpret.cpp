@@ -1456,7 +1456,7 @@ std::size_t node_line_at_or_after(std::span<const std::uint8_t> text, std::size_
   return std::string::npos;
 }
 
-std::uint32_t lines_before(std::span<const std::uint8_t> text, std::size_t from, std::size_t to) {
+std::uint32_t newlines_between(std::span<const std::uint8_t> text, std::size_t from, std::size_t to) {
   std::uint32_t n = 0;
   for (const std::uint8_t* p = text.data() + from; p < text.data() + to; ++n) {
     p = static_cast<const std::uint8_t*>(std::memchr(p, '\n', static_cast<std::size_t>(text.data() + to - p)));
@@ -1500,7 +1500,7 @@ std::optional<Interpreted> interpret_in_parts(TokenSource& source, const std::st
     p.out.files.push_back(file_name);
     p.options = options;
     p.options.progress = {};
-    p.line = k == 0 ? 1 : parts[k - 1].line + lines_before(bytes, starts[k - 1], starts[k]);
+    p.line = k == 0 ? 1 : parts[k - 1].line + newlines_between(bytes, starts[k - 1], starts[k]);
     p.cut.at = k + 1 < n ? starts[k + 1] : UINT64_MAX;
   }
   // The first part tells the progress, as a share of its own length.

@@ -6,6 +6,14 @@
 
 #include <fmt/format.h>
 
+#if defined(__unix__) && !defined(__EMSCRIPTEN__)
+#define SCENERIA_MAP_FILES 1
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 namespace sceneria {
 
 Error ByteSource::check_range(std::uint64_t offset, std::uint64_t length) const {
@@ -24,8 +32,26 @@ Result<std::vector<std::uint8_t>> ByteSource::read_vector(std::uint64_t offset, 
   return out;
 }
 
+SharedBytes SharedBytes::own(std::vector<std::uint8_t> bytes) {
+  auto held = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
+  const std::span<const std::uint8_t> view(*held);
+  return {std::move(held), view};
+}
+
+Result<SharedBytes> read_shared(ByteSource& source) {
+  if (auto bytes = source.shared()) return std::move(*bytes);
+  auto bytes = source.read_vector(0, source.size());
+  if (!bytes) return bytes.error();
+  return SharedBytes::own(std::move(bytes).value());
+}
+
 MemorySource::MemorySource(std::vector<std::uint8_t> bytes, std::string name)
-    : owned_(std::move(bytes)), view_(owned_), name_(std::move(name)) {}
+    : owned_(std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes))), view_(*owned_), name_(std::move(name)) {}
+
+std::optional<SharedBytes> MemorySource::shared() const {
+  if (!owned_) return std::nullopt;  // borrowed: the caller's bytes may not outlive this
+  return SharedBytes{owned_, view_};
+}
 
 MemorySource::MemorySource(std::span<const std::uint8_t> bytes, std::string name)
     : view_(bytes), name_(std::move(name)) {}
@@ -36,7 +62,36 @@ Error MemorySource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
   return {};
 }
 
+namespace {
+
+#ifdef SCENERIA_MAP_FILES
+// The whole of a regular, non-empty file mapped read-only; null where that is not possible.
+std::shared_ptr<const std::uint8_t> map_file(const std::string& path, std::uint64_t& size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  void* at = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    at = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);  // the mapping keeps the file
+  if (at == MAP_FAILED) return nullptr;
+  size = static_cast<std::uint64_t>(st.st_size);
+  const auto length = static_cast<std::size_t>(st.st_size);
+  return {static_cast<const std::uint8_t*>(at), [length](const std::uint8_t* p) { ::munmap(const_cast<std::uint8_t*>(p), length); }};
+}
+#endif
+
+}  // namespace
+
 Result<std::unique_ptr<FileSource>> FileSource::open(const std::string& path) {
+#ifdef SCENERIA_MAP_FILES
+  std::uint64_t size = 0;
+  if (auto mapped = map_file(path, size)) {
+    std::unique_ptr<FileSource> source(new FileSource(nullptr, size, path));
+    source->mapped_ = std::move(mapped);
+    return source;
+  }
+#endif
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return Error{Errc::io, 0, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
   if (std::fseek(f, 0, SEEK_END) != 0) {
@@ -51,11 +106,32 @@ Result<std::unique_ptr<FileSource>> FileSource::open(const std::string& path) {
   return std::unique_ptr<FileSource>(new FileSource(f, static_cast<std::uint64_t>(end), path));
 }
 
-FileSource::~FileSource() { std::fclose(file_); }
+FileSource::~FileSource() {
+  if (file_) std::fclose(file_);
+}
+
+std::optional<std::span<const std::uint8_t>> FileSource::in_memory() const {
+  if (!mapped_) return std::nullopt;
+  return std::span<const std::uint8_t>(mapped_.get(), static_cast<std::size_t>(size_));
+}
+
+std::optional<SharedBytes> FileSource::shared() const {
+  if (!mapped_) return std::nullopt;
+#if defined(SCENERIA_MAP_FILES) && defined(MADV_POPULATE_READ)
+  // All of it is wanted: mapped in one call now, rather than a fault per few pages later, on
+  // whichever thread reads there. (A reader that wants a few chunks of a big module never asks.)
+  ::madvise(const_cast<std::uint8_t*>(mapped_.get()), static_cast<std::size_t>(size_), MADV_POPULATE_READ);
+#endif
+  return SharedBytes{mapped_, *in_memory()};
+}
 
 Error FileSource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
   if (Error e = check_range(offset, out.size())) return e;
   if (out.empty()) return {};
+  if (mapped_) {
+    std::memcpy(out.data(), mapped_.get() + offset, out.size());
+    return {};
+  }
   if (fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 ||
       std::fread(out.data(), 1, out.size(), file_) != out.size()) {
     return Error{Errc::io, offset,

@@ -12,6 +12,15 @@
 
 namespace sceneria {
 
+// Bytes that stay valid while any copy of this is held: a buffer of ours, or a file mapped into
+// memory. A document keeps the very bytes its source gave, so a 100 MB file is not copied.
+struct SharedBytes {
+  std::shared_ptr<const void> owner;
+  std::span<const std::uint8_t> view;
+
+  static SharedBytes own(std::vector<std::uint8_t> bytes);
+};
+
 // A byte range of a file, [begin, end).
 struct Span {
   std::uint64_t begin = 0, end = 0;
@@ -31,11 +40,16 @@ class ByteSource {
   // The whole source, when it is bytes already in memory: a reader may then decode them where
   // they lie instead of copying them out. Nothing for sources read on demand.
   virtual std::optional<std::span<const std::uint8_t>> in_memory() const { return std::nullopt; }
+  // The whole source as bytes that outlive it, when it can give them without a copy.
+  virtual std::optional<SharedBytes> shared() const { return std::nullopt; }
 
  protected:
   // Shared range check for implementations: an Errc::truncated error when the range is outside.
   Error check_range(std::uint64_t offset, std::uint64_t length) const;
 };
+
+// The whole source: shared where it can be (shared()), else read into a buffer of its own.
+Result<SharedBytes> read_shared(ByteSource& source);
 
 // Bytes already in memory: owned (a dropped file copied into the worker) or borrowed.
 class MemorySource final : public ByteSource {
@@ -48,14 +62,19 @@ class MemorySource final : public ByteSource {
   const std::string& name() const override { return name_; }
   std::span<const std::uint8_t> bytes() const { return view_; }
   std::optional<std::span<const std::uint8_t>> in_memory() const override { return view_; }
+  std::optional<SharedBytes> shared() const override;
 
  private:
-  std::vector<std::uint8_t> owned_;
+  std::shared_ptr<const std::vector<std::uint8_t>> owned_;
   std::span<const std::uint8_t> view_;
   std::string name_;
 };
 
-// A local file read on demand with pread-like semantics; nothing is loaded up front.
+// A local file read on demand; nothing is loaded up front. Natively a regular file is mapped into
+// memory, so readers decode it where it lies and a document keeps it without a copy; the page
+// cache holds it once. (A file cut short by another program while mapped would fault; a viewer
+// reads files nobody is writing, and the speed is worth that.) Elsewhere, and where mapping
+// fails, it is read with stdio.
 class FileSource final : public ByteSource {
  public:
   static Result<std::unique_ptr<FileSource>> open(const std::string& path);
@@ -66,13 +85,16 @@ class FileSource final : public ByteSource {
   std::uint64_t size() const override { return size_; }
   Error read(std::uint64_t offset, std::span<std::uint8_t> out) override;
   const std::string& name() const override { return path_; }
+  std::optional<std::span<const std::uint8_t>> in_memory() const override;
+  std::optional<SharedBytes> shared() const override;
 
  private:
   FileSource(std::FILE* file, std::uint64_t size, std::string path)
       : file_(file), size_(size), path_(std::move(path)) {}
-  std::FILE* file_;
+  std::FILE* file_;  // null when mapped
   std::uint64_t size_;
   std::string path_;
+  std::shared_ptr<const std::uint8_t> mapped_;  // unmaps when the last holder lets go
 };
 
 }  // namespace sceneria

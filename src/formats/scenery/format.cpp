@@ -24,14 +24,14 @@ class SceneryDocument final : public Document {
  public:
   // `read`: how the grammar reads the file; now, or (opened for a conversion,
   // OpenOptions::deferred) when something first asks for what it makes.
-  SceneryDocument(std::string_view format, std::string name, std::vector<std::uint8_t> bytes, std::optional<Twin> twin,
+  SceneryDocument(std::string_view format, std::string name, SharedBytes bytes, std::optional<Twin> twin,
                   const InterpretOptions& read, bool now)
       : format_(format), name_(std::move(name)), bytes_(std::move(bytes)), twin_(std::move(twin)), later_(read) {
     if (now) (void)in();
   }
 
   std::string_view format_id() const override { return format_; }
-  const std::vector<std::uint8_t>& bytes() const { return bytes_; }
+  std::span<const std::uint8_t> bytes() const { return bytes_.view; }
   const std::optional<Twin>& twin() const { return twin_; }
   const Interpreted& interpreted() const { return in(); }
   // Where a root compile reads the `.inc` files from: what the opening kept of them, or the
@@ -40,7 +40,7 @@ class SceneryDocument final : public Document {
   // The document's tokens from the start, from the twin or the text it was opened from.
   std::unique_ptr<TokenSource> tokens() const {
     if (twin_) return std::make_unique<TwinTokenSource>(*twin_);
-    return std::make_unique<TextTokenSource>(bytes_);
+    return std::make_unique<TextTokenSource>(bytes_.view);
   }
   const std::string& name() const { return name_; }
 
@@ -54,7 +54,7 @@ class SceneryDocument final : public Document {
     ojson j;
     j["format"] = format_;
     j["version"] = twin_ ? ojson(twin_->version) : ojson("text");
-    j["size"] = bytes_.size();
+    j["size"] = bytes_.view.size();
     ojson counts;
     counts["nodes"] = in().nodes;
     for (const ListInfo& l : lists()) counts[l.id] = l.count;
@@ -66,12 +66,12 @@ class SceneryDocument final : public Document {
       for (const TwinMarker& m : t.markers) ++(m.cls == NodeClass::infra ? infra : visual);
       structure.push_back({{"name", "header"}, {"offset", 0}, {"size", 9}, {"note", fmt::format("kind {}, flags {:#x}", kind_name(t.kind), t.flags)}});
       structure.push_back({{"name", "strings"}, {"offset", t.strings_offset}, {"size", t.entries_offset - t.strings_offset}, {"count", t.strings.size()}});
-      structure.push_back({{"name", "entries"}, {"offset", t.entries_offset}, {"size", bytes_.size() - t.entries_offset}, {"count", t.entries.size()}});
+      structure.push_back({{"name", "entries"}, {"offset", t.entries_offset}, {"size", bytes_.view.size() - t.entries_offset}, {"count", t.entries.size()}});
       structure.push_back({{"name", "infra nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", infra}});
       structure.push_back({{"name", "visual nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", visual}});
       j["structureName"] = "twin";
     } else {
-      for (std::size_t f = 0; f < in().files.size(); ++f) structure.push_back({{"name", in().files[f]}, {"offset", 0}, {"size", f == 0 ? bytes_.size() : 0}});
+      for (std::size_t f = 0; f < in().files.size(); ++f) structure.push_back({{"name", in().files[f]}, {"offset", 0}, {"size", f == 0 ? bytes_.view.size() : 0}});
       j["structureName"] = "files";
     }
     j["structure"] = std::move(structure);
@@ -262,7 +262,7 @@ class SceneryDocument final : public Document {
 
   std::string_view format_;
   std::string name_;
-  std::vector<std::uint8_t> bytes_;
+  SharedBytes bytes_;  // the source's own bytes where it can share them (a mapped file)
   std::optional<Twin> twin_;
   mutable InterpretOptions later_;
   mutable std::once_flag once_;
@@ -300,10 +300,10 @@ bool probe_text(std::span<const std::uint8_t> head, std::string_view name) {
 
 bool probe_twin(std::span<const std::uint8_t> head, std::string_view) { return is_twin(head); }
 
-Result<std::vector<std::uint8_t>> read_all(ByteSource& source) {
+Result<SharedBytes> read_all(ByteSource& source) {
   if (source.size() > (std::uint64_t{1} << 31))
     return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte scenery is too big to read whole", source.name(), source.size())};
-  return source.read_vector(0, source.size());
+  return read_shared(source);
 }
 
 // Read as the engine reads it, includes followed and kept (for the visual pass and a later root
@@ -326,7 +326,7 @@ Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOption
 Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOptions& options) {
   auto bytes = read_all(source);
   if (!bytes) return bytes.error();
-  auto twin = read_twin(*bytes);
+  auto twin = read_twin(bytes->view);
   if (!twin) return twin.error();
   return std::unique_ptr<Document>(
       new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), viewing(options), !options.deferred));
@@ -347,7 +347,7 @@ Result<std::vector<std::uint8_t>> write_twin_file(const Document& d, const Write
 Result<std::vector<std::uint8_t>> write_text_file(const Document& d, const WriteOptions& options) {
   const SceneryDocument* s = scenery_of(d);
   if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as scenery text"};
-  if (!s->twin()) return s->bytes();
+  if (!s->twin()) return std::vector<std::uint8_t>(s->bytes().begin(), s->bytes().end());
   if (options.losses) options.losses->push_back("comments, number spellings and line breaks are not in a twin: the text is rebuilt from its tokens");
   const std::string text = decompile(*s->twin());
   return std::vector<std::uint8_t>(text.begin(), text.end());

@@ -26,7 +26,8 @@ console.log('|---|---|---|---|---|');
 for (const [label, args] of process.argv.includes('--cli-only') ? [] : inputs) {
   const r = both(args);
   const rate = (b, key) => b.bytes / 1e6 / (b[key] / 1000);
-  for (const [name, key] of [['tokenize', 'tokenize_ms'], ['bake to twin', 'bake_ms'],
+  for (const [name, key] of [['tokenize', 'tokenize_ms'], ['bake to twin, one thread', 'bake_one_thread_ms'],
+    [`bake to twin, ${r.native.threads} threads`, 'bake_ms'],
     ['compile to EU7B, one thread', 'compile_one_thread_ms'], [`compile to EU7B, ${r.native.threads} threads`, 'compile_ms']])
     console.log(`| ${label} | ${name} | ${rate(r.native, key).toFixed(1)} MB/s | ${rate(r.wasm, key).toFixed(1)} MB/s | ${(r.wasm[key] / r.native[key]).toFixed(2)} |`);
   console.log(`| ${label} | heap held by the compile | ${(r.native.compile_heap / 1e6).toFixed(1)} MB | ${(r.wasm.compile_heap / 1e6).toFixed(1)} MB | |`);
@@ -42,24 +43,38 @@ const dir = mkdtempSync(join(tmpdir(), 'sceneria-bench-'));
 const generated = join(dir, 'generated.scm');
 execFileSync('build/native/bench/sceneria_scenery_bench', ['--mb', mb, '--repeat', '1', '--only', 'tokenize', '--dump', generated]);
 const anchor = 102e6 / 4.2;  // the reference writer: 102 MB of text in 4.2 s
-console.log('\n| `sceneria convert` to EU7B | best of 5 | MB/s | × the reference writer | peak memory |');
-console.log('|---|---|---|---|---|');
-for (const [label, file] of [['linia053-misja5.scm', join(samples, 'maszyna/text/linia053-misja5.scm')], [`generated (${mb} MB)`, generated]]) {
-  const bytes = statSync(file).size;
+// Best of five runs of `sceneria ARGS...`, with the peak memory of the best.
+const best_of_five = (args) => {
   let best = Infinity, peak = '';
   for (let i = 0; i < 5; ++i) {
     const t = performance.now();
     const timed = existsSync('/usr/bin/time');
     const r = spawnSync(timed ? '/usr/bin/time' : 'build/native/sceneria',
-      [...(timed ? ['-f', '%M', 'build/native/sceneria'] : []), 'convert', file, join(dir, 'out.eu7')], { encoding: 'utf8' });
+      [...(timed ? ['-f', '%M', 'build/native/sceneria'] : []), ...args], { encoding: 'utf8' });
     const ms = performance.now() - t;
-    if (r.status !== 0) throw new Error(`sceneria convert ${file} failed: ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`sceneria ${args.join(' ')} failed: ${r.stderr}`);
     if (ms < best) {
       best = ms;
       if (timed) peak = `${(Number(r.stderr.trim().split('\n').pop()) / 1024).toFixed(0)} MB`;
     }
   }
-  const rate = bytes / 1e6 / (best / 1000);
+  return { best, peak };
+};
+const files = [['linia053-misja5.scm', join(samples, 'maszyna/text/linia053-misja5.scm')], [`generated (${mb} MB)`, generated]];
+console.log('\n| `sceneria convert` to EU7B | best of 5 | MB/s | × the reference writer | peak memory |');
+console.log('|---|---|---|---|---|');
+for (const [label, file] of files) {
+  const { best, peak } = best_of_five(['convert', file, join(dir, 'out.eu7')]);
+  const rate = statSync(file).size / 1e6 / (best / 1000);
   console.log(`| ${label} | ${best.toFixed(0)} ms | ${rate.toFixed(1)} | ${(rate / (anchor / 1e6)).toFixed(2)} | ${peak} |`);
+}
+// The bake writes the twin beside its text: the generated file's (in the temporary folder), and
+// the sample's as a copy there, so nothing is written into the samples.
+execFileSync('cp', [files[0][1], join(dir, 'linia053-misja5.scm')]);
+console.log('\n| `sceneria bake --force` to a twin | best of 5 | MB/s | peak memory |');
+console.log('|---|---|---|---|');
+for (const [label, file] of [[files[0][0], join(dir, 'linia053-misja5.scm')], files[1]]) {
+  const { best, peak } = best_of_five(['bake', '--force', file]);
+  console.log(`| ${label} | ${best.toFixed(0)} ms | ${(statSync(file).size / 1e6 / (best / 1000)).toFixed(1)} | ${peak} |`);
 }
 rmSync(dir, { recursive: true, force: true });

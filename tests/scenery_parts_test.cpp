@@ -10,6 +10,7 @@
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
 #include "formats/registry.hpp"
+#include "formats/scenery/bake.hpp"
 #include "formats/scenery/interpret.hpp"
 #include "formats/scenery/tokens.hpp"
 #include "sample_files.hpp"
@@ -154,6 +155,74 @@ TEST(SceneryParts, DeferredOpeningReadsOnFirstNeedAndCompilesTheSame) {
   for (const ListInfo& l : (*later)->lists())
     if (l.id == "tracks") tracks = l.count;
   EXPECT_EQ(tracks, 87u);
+}
+
+// ---- Baked in parts: the twin of a big text, baked side by side, is the one-pass twin ----
+
+struct Baked {
+  std::vector<std::uint8_t> twin;
+  std::vector<std::string> includes;
+  std::uint32_t parts = 0;
+};
+
+Baked bake_text(const std::string& text, unsigned threads) {
+  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+  Baked b;
+  b.twin = bake_bytes(bytes, TwinKind::scm, {}, &b.includes, threads, &b.parts);
+  return b;
+}
+
+TEST(SceneryParts, TwinBakedInPartsIsTheOnePassTwinByteForByte) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  // The second part has its own strings (renumbered on joining, markers re-measured), includes
+  // (TD.scn's, with parameters) and quoted tokens.
+  const std::string text = big_text() + "node -1 0 \"Quoted Name\" model 1 2 3 0 \"Lamp.t3d\" none endmodel\n";
+  const Baked one = bake_text(text, 1), parts = bake_text(text, 2);
+  EXPECT_EQ(one.parts, 1u);
+  ASSERT_EQ(parts.parts, 2u) << "the text was not baked in parts: this test would prove nothing";
+  ASSERT_EQ(one.twin.size(), parts.twin.size());
+  EXPECT_TRUE(one.twin == parts.twin);
+  EXPECT_EQ(one.includes, parts.includes);
+  ASSERT_GE(one.includes.size(), 2u);  // TD.scn's includes, once in each part
+  auto twin = read_twin(parts.twin);
+  ASSERT_TRUE(twin.ok()) << twin.error().describe();
+  const auto strings = twin->strings;
+  EXPECT_NE(std::find(strings.begin(), strings.end(), "Quoted Name"), strings.end());
+  EXPECT_NE(std::find(strings.begin(), strings.end(), "bogus_keyword"), strings.end());  // first seen in the second part
+}
+
+TEST(SceneryParts, TwinPartStartingInsideACommentIsDropped) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  std::string text = big_text();
+  std::string commented = "/*\n";
+  for (int i = 0; i < 20000; ++i) commented += "node -1 0 x" + std::to_string(i) + " model 0 0 0 0 a.t3d none endmodel\n";
+  commented += "*/\n";
+  text.insert(text.find("\nnode", text.size() / 2 - commented.size() / 2) + 1, commented);
+  const Baked one = bake_text(text, 1), parts = bake_text(text, 2);
+  EXPECT_EQ(parts.parts, 1u);
+  EXPECT_TRUE(one.twin == parts.twin);
+}
+
+// A node closed by the end of the file before its position is complete keeps the previous
+// node's values (the reference's quirk). Where the last part has no earlier visual node, those
+// values are in the part before it: the parts cannot be joined, and the bake is one pass.
+TEST(SceneryParts, TwinPartNeedingThePreviousPartsPositionIsNotJoined) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  std::string text = big_text();
+  std::string infra;
+  while (infra.size() < text.size() + text.size() / 4) infra += "node -1 0 p unknowntype 1 2 3\n";  // the middle is in here
+  text += infra + "node 100 0 last model 7";  // the file ends after x
+  const Baked one = bake_text(text, 1), parts = bake_text(text, 2);
+  EXPECT_EQ(parts.parts, 1u);
+  EXPECT_TRUE(one.twin == parts.twin);
+  // And the marker has x from the last node, y and z from big_text()'s last model (20 0 10).
+  auto twin = read_twin(one.twin);
+  ASSERT_TRUE(twin.ok());
+  ASSERT_FALSE(twin->markers.empty());
+  const TwinMarker& last = twin->markers.back();
+  EXPECT_EQ(last.position[0], 7.0f);
+  EXPECT_EQ(last.position[1], 0.0f);
+  EXPECT_EQ(last.position[2], 10.0f);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -80,13 +81,13 @@ std::unique_ptr<sceneria::AssetResolver> listed_assets(const val& assets) {
 class ListedBakeIo final : public sceneria::BakeIo {
  public:
   ListedBakeIo(std::string root_name, std::vector<std::uint8_t> root, std::unique_ptr<sceneria::AssetResolver> assets, val files)
-      : root_name_(std::move(root_name)), root_(std::move(root)), assets_(std::move(assets)), files_(std::move(files)) {}
-  sceneria::Result<std::vector<std::uint8_t>> read(const std::string& path) override {
+      : root_name_(std::move(root_name)), root_(sceneria::SharedBytes::own(std::move(root))), assets_(std::move(assets)), files_(std::move(files)) {}
+  sceneria::Result<sceneria::SharedBytes> read(const std::string& path) override {
     if (sceneria::iequals(path, root_name_)) return root_;
     auto source = assets_ ? assets_->open(path) : nullptr;
     if (!source) return sceneria::Error{sceneria::Errc::io, 0, path + ": not among the files given"};
     real_[path] = source->name();
-    return source->read_vector(0, source->size());
+    return sceneria::read_shared(*source);
   }
   sceneria::Error write(const std::string& target, std::span<const std::uint8_t> bytes) override {
     const auto it = real_.find(target.substr(0, target.size() - 1));
@@ -100,7 +101,7 @@ class ListedBakeIo final : public sceneria::BakeIo {
 
  private:
   std::string root_name_;
-  std::vector<std::uint8_t> root_;
+  sceneria::SharedBytes root_;
   std::unique_ptr<sceneria::AssetResolver> assets_;
   val files_;
   std::map<std::string, std::string> real_;
@@ -121,7 +122,7 @@ val bake_tree(const std::string& name, const val& root, const val& assets) {
   if (!(*format)->bake) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, std::string((*format)->id) + " files have nothing to bake"});
   val files = val::array();
   ListedBakeIo io(name, std::move(bytes), listed_assets(assets), files);
-  auto report = (*format)->bake(name, io, true);
+  auto report = (*format)->bake(name, io, true, std::max(1u, std::thread::hardware_concurrency()));
   if (!report) return fail(report.error());
   out.set("ok", true);
   out.set("files", files);

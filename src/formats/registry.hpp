@@ -71,7 +71,7 @@ struct GenerateOptions {
 // twins). The caller does the I/O; paths are relative to the root the includes name files from.
 struct BakeIo {
   virtual ~BakeIo() = default;
-  virtual Result<std::vector<std::uint8_t>> read(const std::string& path) = 0;  // not found: an error
+  virtual Result<SharedBytes> read(const std::string& path) = 0;  // not found: an error
   virtual Error write(const std::string& path, std::span<const std::uint8_t> bytes) = 0;
   // Whether `target` exists and is at least as new as `source` (it is then not rewritten).
   virtual bool fresh(const std::string& source, const std::string& target) = 0;
@@ -95,9 +95,9 @@ struct Format {
   std::vector<Writer> writers;
   std::vector<std::uint8_t> (*demo)() = nullptr;  // a small file of this format for the page's first view
   Result<std::vector<std::uint8_t>> (*generate)(const GenerateOptions& options) = nullptr;  // synthetic samples
-  // `path` and, recursively, what it includes (each once) → binary companions; `force` rewrites
-  // fresh ones too.
-  Result<BakeReport> (*bake)(const std::string& path, BakeIo& io, bool force) = nullptr;
+  // `path` and, recursively, what it includes (each once) → binary companions, on up to
+  // `threads` threads; `force` rewrites fresh ones too.
+  Result<BakeReport> (*bake)(const std::string& path, BakeIo& io, bool force, unsigned threads) = nullptr;
 
   const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
 };

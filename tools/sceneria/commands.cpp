@@ -239,11 +239,11 @@ int convert(const std::string& in_path, const std::string& out_path, const std::
 class FileBakeIo final : public BakeIo {
  public:
   explicit FileBakeIo(std::filesystem::path root) : root_(std::move(root)), assets_(root_.string()) {}
-  Result<std::vector<std::uint8_t>> read(const std::string& path) override {
+  Result<SharedBytes> read(const std::string& path) override {
     auto source = assets_.open(path);
     if (!source) return Error{Errc::io, 0, fmt::format("{}: not found under {}", path, root_.string())};
     real_[path] = source->name();
-    return source->read_vector(0, source->size());
+    return read_shared(*source);  // a mapped file: no copy of a 100 MB scenery
   }
   Error write(const std::string& target, std::span<const std::uint8_t> bytes) override {
     std::ofstream f(real(target), std::ios::binary);
@@ -291,7 +291,7 @@ int bake(const std::string& in_path, bool force, std::ostream& out, std::ostream
   const fs::path root = default_root(in_path);
   FileBakeIo io(root);
   const auto started = std::chrono::steady_clock::now();
-  auto report = (*format)->bake(fs::relative(file, root).generic_string(), io, force);
+  auto report = (*format)->bake(fs::relative(file, root).generic_string(), io, force, cores());
   if (!report) return fail(err, in_path, report.error());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (const auto& w : report->written) out << "baked  " << w << '\n';

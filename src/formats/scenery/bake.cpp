@@ -5,12 +5,11 @@
 
 #include "formats/registry.hpp"
 #include "formats/scenery/tokens.hpp"
+#include "core/parallel.hpp"
 
-#include <atomic>
 #include <cstring>
 #include <deque>
 #include <set>
-#include <thread>
 
 namespace sceneria::scenery {
 namespace {
@@ -52,10 +51,23 @@ Bits bits(Value v) {
 class Baker {
  public:
   // `text_size`: a twin is about half its text, so the entry stream is sized once for that.
-  Baker(TwinKind kind, std::size_t text_size) : kind_(kind) {
+  // `continued`: a part of a text after its start (bake_bytes in parts), which cannot know the
+  // position and range the node before it left (see stale()).
+  Baker(TwinKind kind, std::size_t text_size, bool continued = false) : kind_(kind), known_(continued ? 0 : kAllKnown) {
     main_.reserve(text_size / 2 + text_size / 8 + 64);
     lookup_.reserve(1024);
   }
+
+  // Whether the word `node` at `t` opens a node as it would in one pass from the start: no node
+  // of a known type is open. Where a part ends (bake_bytes in parts).
+  bool opens_node(const Token& t) const { return t.kind != TokenKind::number && iequals(t.text, "node") && (!in_node_ || !rule_); }
+  // A part ends: the open node closes, as the next part's first `node` would close it.
+  void stop() {
+    if (in_node_) close();
+  }
+  // A later part wrote a marker with a position or range it never read itself (the previous
+  // node's, which the part before it holds): it cannot be joined, only read again in one pass.
+  bool stale() const { return stale_; }
 
   void token(const Token& t) {
     // A node starts a marker, and ends the open one only while that one's end is unknown (type
@@ -87,15 +99,55 @@ class Baker {
     put_twin_include(sink(), strings.first(1), strings.subspan(1));
   }
 
+  // The whole twin of a text baked in parts: this, the first part, then `rest` in order, each
+  // ended (stop()) and not stale. Their strings take the number they have here or, where new,
+  // the next ones in their order, so the table is the one-pass table; their entries are
+  // renumbered onto this one's, which has room for the whole text's.
+  Result<std::vector<std::uint8_t>> finish_joined(std::span<const std::unique_ptr<Baker>> rest) {
+    std::vector<std::vector<std::uint32_t>> ids(rest.size());
+    std::vector<const std::string*> added;  // the last part's new strings, numbered after strings_
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+      const Baker& part = *rest[k];
+      flags_ |= part.flags_;
+      includes_.insert(includes_.end(), part.includes_.begin(), part.includes_.end());
+      std::vector<std::uint32_t>& id = ids[k];
+      id.resize(part.strings_.size());
+      if (k + 1 < rest.size()) {  // parts after it look its strings up here
+        for (std::size_t i = 0; i < id.size(); ++i) id[i] = intern(part.strings_[i]);
+        continue;
+      }
+      // The last part's strings are only looked up (nothing looks them up later), on two threads
+      // at once: reading the table is safe, and this is a serial step.
+      constexpr std::uint32_t kNew = UINT32_MAX;
+      run_shares(2, [&](unsigned half) {
+        for (std::size_t i = id.size() * half / 2, end = id.size() * (half + 1) / 2; i < end; ++i) {
+          const auto it = lookup_.find(part.strings_[i]);
+          id[i] = it == lookup_.end() ? kNew : it->second;
+        }
+      });
+      for (std::size_t i = 0; i < id.size(); ++i)
+        if (id[i] == kNew) {
+          id[i] = static_cast<std::uint32_t>(strings_.size() + added.size());
+          added.push_back(&part.strings_[i]);
+        }
+    }
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+      if (Error e = renumber_twin_entries(main_, rest[k]->main_, ids[k])) return e;
+      rest[k]->main_ = {};
+    }
+    std::vector<std::uint8_t> front;
+    head(front, added);
+    main_.insert(main_.begin(), front.begin(), front.end());
+    return std::move(main_);
+  }
+
   // The whole twin: header, string table, entries.
   std::vector<std::uint8_t> finish() {
     if (in_node_) close();
-    std::vector<std::uint8_t> head;
-    put_twin_header(head, kTwinVersion, kind_, flags_);
-    append_varint(head, strings_.size());
-    for (const std::string& s : strings_) put_twin_string(head, s);
+    std::vector<std::uint8_t> front;
+    head(front);
     // In front of the entries, in place where the reserve allows: no second twin-sized buffer.
-    main_.insert(main_.begin(), head.begin(), head.end());
+    main_.insert(main_.begin(), front.begin(), front.end());
     return std::move(main_);
   }
 
@@ -104,6 +156,14 @@ class Baker {
 
  private:
   std::vector<std::uint8_t>& sink() { return in_node_ ? body_ : main_; }
+
+  // Header and string table: strings_, then `added`.
+  void head(std::vector<std::uint8_t>& out, std::span<const std::string* const> added = {}) const {
+    put_twin_header(out, kTwinVersion, kind_, flags_);
+    append_varint(out, strings_.size() + added.size());
+    for (const std::string& s : strings_) put_twin_string(out, s);
+    for (const std::string* s : added) put_twin_string(out, *s);
+  }
 
   std::uint32_t intern(std::string_view s) {
     if (auto it = lookup_.find(s); it != lookup_.end()) return it->second;
@@ -134,6 +194,7 @@ class Baker {
     in_node_ = false;
     const bool visual = rule_ && rule_->visual;
     if (!visual) flags_ |= 1;
+    if (visual && known_ != kAllKnown) stale_ = true;
     put_twin_marker(main_, kTwinVersion, visual ? NodeClass::visual_pos : NodeClass::infra, body_.size(), pos_, range_);
     main_.insert(main_.end(), body_.begin(), body_.end());
   }
@@ -151,7 +212,7 @@ class Baker {
     double v = 0;
     const bool number = numeric(t, v);
     const bool text = t.kind != TokenKind::number;
-    if (i == 1) range_ = number ? static_cast<float>(v) : -1.0f;
+    if (i == 1) range_ = number ? static_cast<float>(v) : -1.0f, known_ |= kRangeKnown;
     if (i == 4) {
       rule_ = nullptr;
       for (const NodeRule& r : kRules)
@@ -164,6 +225,7 @@ class Baker {
     switch (stage_) {
       case Stage::model_position:  // entries 5..7; anything but an unquoted number is 0
         pos_[i - 5] = t.kind == TokenKind::number ? static_cast<float>(t.value) : 0.0f;
+        known_ |= 1u << (i - 5);
         if (i == 7) stage_ = Stage::body;
         return;
       case Stage::shape_head:  // a material block, or the texture (even if numeric)
@@ -174,6 +236,7 @@ class Baker {
         return;
       case Stage::shape_position:
         if (!number) return;
+        known_ |= 1u << numbers_;
         pos_[numbers_++] = static_cast<float>(v);
         if (numbers_ == 3) stage_ = Stage::body;
         return;
@@ -199,8 +262,70 @@ class Baker {
   // before its position is complete carries the previous node's values.
   float pos_[3] = {0, 0, 0};
   float range_ = -1.0f;
+  // Which of pos_ (bits 0-2) and range_ (bit 3) this baker has set itself.
+  static constexpr std::uint32_t kRangeKnown = 8, kAllKnown = 15;
+  std::uint32_t known_;
+  bool stale_ = false;
   std::uint32_t flags_ = 0;
 };
+
+// The tokens of `source` into `b`, up to the first at or past `cut`: true when that one starts
+// exactly there and opens a node as it would in one pass (`b` then stopped), the state the part
+// after the cut started in; otherwise on to the end.
+bool feed(Baker& b, TextTokenSource& source, std::uint64_t cut) {
+  Token t;
+  std::vector<std::string> include;
+  while (source.next(t)) {
+    if (t.offset >= cut) {
+      if (t.offset == cut && !t.in_include && include.empty() && b.opens_node(t)) {
+        b.stop();
+        return true;
+      }
+      cut = UINT64_MAX;  // the next part started in the wrong state: this one reads on instead
+    }
+    if (t.in_include) {
+      include.emplace_back(t.text);
+      if (t.ends_include) {
+        b.include(include);
+        include.clear();
+      }
+      continue;
+    }
+    b.token(t);
+  }
+  if (!include.empty()) b.include(include);
+  return false;
+}
+
+// A big text baked in parts side by side, cut where text_part_starts() guesses, each part with a
+// string table of its own, then joined in order (Baker::finish_joined). A part is kept only
+// where the one before it ended exactly at its start; so the twin is the one-pass twin, byte for
+// byte, whatever the text. Nothing when the text is too small to cut, or a kept part is stale.
+std::optional<std::vector<std::uint8_t>> bake_in_parts(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options,
+                                                       std::vector<std::string>* includes, unsigned threads, std::uint32_t* joined) {
+  const std::vector<std::size_t> starts = text_part_starts(text, threads);
+  const std::size_t n = starts.size();
+  if (n < 2) return std::nullopt;
+  std::vector<std::unique_ptr<Baker>> parts(n);
+  std::vector<char> met(n, 0);
+  run_shares(static_cast<unsigned>(n), [&](unsigned k) {
+    // The first part's entry stream takes the others' too: sized for the whole text.
+    parts[k] = std::make_unique<Baker>(kind, k == 0 ? text.size() : (k + 1 < n ? starts[k + 1] : text.size()) - starts[k], k > 0);
+    TextTokenSource source(text, options, starts[k], 1);
+    met[k] = feed(*parts[k], source, k + 1 < n ? starts[k + 1] : UINT64_MAX);
+  });
+  std::size_t used = 1;
+  while (used < n && met[used - 1]) ++used;
+  parts[used - 1]->stop();  // it read to the end of the text
+  for (std::size_t k = 1; k < used; ++k)
+    if (parts[k]->stale()) return std::nullopt;
+  auto twin = parts[0]->finish_joined(std::span<const std::unique_ptr<Baker>>(parts).subspan(1, used - 1));
+  if (!twin) return std::nullopt;  // what the bakers wrote always renumbers
+  if (includes) *includes = parts[0]->includes();
+  if (joined) *joined = static_cast<std::uint32_t>(used);
+  return std::move(twin).value();
+}
+
 
 }  // namespace
 
@@ -213,23 +338,13 @@ TwinKind kind_for(std::string_view name) {
 std::string twin_name(std::string_view name) { return std::string(name) + "b"; }
 
 std::vector<std::uint8_t> bake_bytes(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options,
-                                     std::vector<std::string>* includes) {
+                                     std::vector<std::string>* includes, unsigned threads, std::uint32_t* parts) {
+  if (parts) *parts = 1;
+  if (threads > 1)
+    if (auto twin = bake_in_parts(text, kind, options, includes, threads, parts)) return std::move(*twin);
   Baker b(kind, text.size());
   TextTokenSource source(text, options);
-  Token t;
-  std::vector<std::string> include;
-  while (source.next(t)) {
-    if (t.in_include) {
-      include.emplace_back(t.text);
-      if (t.ends_include) {
-        b.include(include);
-        include.clear();
-      }
-      continue;
-    }
-    b.token(t);
-  }
-  if (!include.empty()) b.include(include);
+  feed(b, source, UINT64_MAX);
   if (includes) *includes = b.includes();
   return b.finish();
 }
@@ -239,7 +354,7 @@ Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions op
   return twin ? std::move(twin).value() : Twin{};  // what the baker writes always reads back
 }
 
-Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
+Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force, unsigned threads) {
   BakeReport report;
   std::set<std::string> seen{lower(path)};
   std::vector<std::string> level{path};
@@ -247,7 +362,7 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
     // Read this level, bake it on worker threads, write it; its includes form the next level.
     struct Job {
       std::string path;
-      std::vector<std::uint8_t> text;
+      SharedBytes text;
       std::vector<std::uint8_t> twin;
       std::vector<std::string> includes;
     };
@@ -257,7 +372,7 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
       // A fresh twin stays, and is read (not baked again) for the includes it names.
       if (!force && io.fresh(p, twin_name(p)))
         if (auto bytes = io.read(twin_name(p)); bytes)
-          if (auto twin = read_twin(*bytes); twin) {
+          if (auto twin = read_twin(bytes->view); twin) {
             report.fresh.push_back(twin_name(p));
             for (const TwinEntry& e : twin->entries)
               if (e.tag == EntryTag::include && e.files > 0) kept.emplace_back(twin->include_string(e, 0));
@@ -271,15 +386,11 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
       }
       jobs.push_back({p, std::move(bytes).value(), {}, {}});
     }
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (std::size_t i; (i = next++) < jobs.size();) jobs[i].twin = bake_bytes(jobs[i].text, kind_for(jobs[i].path), {}, &jobs[i].includes);
-    };
-    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(jobs.size())));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
-    work();
-    for (std::thread& t : threads) t.join();
+    // Files side by side; a file alone in its level (a big scenery) in parts side by side.
+    const unsigned each = jobs.size() == 1 ? threads : 1;
+    for_each_claimed(threads, jobs.size(), [&](std::size_t i) {
+      jobs[i].twin = bake_bytes(jobs[i].text.view, kind_for(jobs[i].path), {}, &jobs[i].includes, each);
+    });
 
     level.clear();
     auto follow = [&](const std::vector<std::string>& includes) {
@@ -290,7 +401,7 @@ Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force) {
     };
     for (Job& job : jobs) {
       const std::string target = twin_name(job.path);
-      report.bytes_in += job.text.size();
+      report.bytes_in += job.text.view.size();
       if (Error e = io.write(target, job.twin)) return e;
       report.bytes_out += job.twin.size();
       report.written.push_back(target);

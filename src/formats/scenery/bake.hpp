@@ -19,14 +19,16 @@ TwinKind kind_for(std::string_view file_name);
 std::string twin_name(std::string_view file_name);
 
 // The twin's bytes, written as the tokens come (no entry list); `includes`: the file name of each
-// include, in order.
+// include, in order. With `threads`, a big text is baked in up to that many parts side by side
+// and joined: the same bytes; `parts` tells how many were joined (1: one pass).
 std::vector<std::uint8_t> bake_bytes(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options = {},
-                                     std::vector<std::string>* includes = nullptr);
+                                     std::vector<std::string>* includes = nullptr, unsigned threads = 1,
+                                     std::uint32_t* parts = nullptr);
 // The same, read back (tests, tools).
 Twin bake(std::span<const std::uint8_t> text, TwinKind kind, TokenizerOptions options = {});
 
-// The headless bake: `path` and every file it includes, recursively, each once, baked on worker
-// threads, each twin written beside its text (`TD.scn` → `TD.scnb`) unless it is fresh.
-Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force);
+// The headless bake: `path` and every file it includes, recursively, each once, baked on up to
+// `threads` threads, each twin written beside its text (`TD.scn` → `TD.scnb`) unless it is fresh.
+Result<BakeReport> bake_tree(const std::string& path, BakeIo& io, bool force, unsigned threads);
 
 }  // namespace sceneria::scenery

@@ -337,11 +337,11 @@ const SceneryDocument* scenery_of(const Document& d) {
   return dynamic_cast<const SceneryDocument*>(&d);
 }
 
-Result<std::vector<std::uint8_t>> write_twin_file(const Document& d, const WriteOptions&) {
+Result<std::vector<std::uint8_t>> write_twin_file(const Document& d, const WriteOptions& options) {
   const SceneryDocument* s = scenery_of(d);
   if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as a twin"};
   if (s->twin()) return write_twin(*s->twin());
-  return bake_bytes(s->bytes(), kind_for(s->name()));
+  return bake_bytes(s->bytes(), kind_for(s->name()), {}, nullptr, options.threads);
 }
 
 Result<std::vector<std::uint8_t>> write_text_file(const Document& d, const WriteOptions& options) {

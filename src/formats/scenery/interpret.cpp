@@ -1488,27 +1488,6 @@ class Interpreter {
 
 namespace {
 
-// Where a part of a big text may start: a line that starts with the word `node` (a statement in
-// every well-formed scenery), at or after `from`; npos if none within a few MB.
-std::size_t node_line_at_or_after(std::span<const std::uint8_t> text, std::size_t from) {
-  const std::size_t limit = std::min(text.size(), from + (std::size_t{4} << 20));
-  const auto starts_node = [&](std::size_t at) {
-    if (at + 5 > text.size()) return false;
-    const auto low = [&](std::size_t k) { return static_cast<char>(text[at + k] | 0x20); };  // ASCII letters only
-    const std::uint8_t after = text[at + 4];
-    return low(0) == 'n' && low(1) == 'o' && low(2) == 'd' && low(3) == 'e' &&
-           (after == ' ' || after == '\t' || after == ';' || after == '\r' || after == '\n');
-  };
-  for (std::size_t i = std::max<std::size_t>(from, 1); i <= limit;) {  // a newline at i - 1 or later
-    const auto* nl = static_cast<const std::uint8_t*>(std::memchr(text.data() + i - 1, '\n', limit - (i - 1)));
-    if (!nl) break;
-    const auto line = static_cast<std::size_t>(nl - text.data()) + 1;
-    if (starts_node(line)) return line;
-    i = line + 1;
-  }
-  return std::string::npos;
-}
-
 // A big text read whole with no includes to follow (what a compile to EU7B reads) is cut into
 // one part per thread at lines that start a node, each part read by an interpreter of its own
 // from the grammar's first state, side by side; the parts are then joined in order. A part is
@@ -1520,13 +1499,7 @@ std::optional<Interpreted> interpret_in_parts(TokenSource& source, const std::st
   if (options.threads < 2 || !text || !text->untouched() || options.assets || options.root || options.pass != LoadPass::all)
     return std::nullopt;
   const std::span<const std::uint8_t> bytes = text->bytes();
-  constexpr std::size_t kSmallestPart = std::size_t{2} << 20;  // below this a thread costs more than it saves
-  const auto parts_wanted = static_cast<std::size_t>(std::min<std::uint64_t>(options.threads, bytes.size() / kSmallestPart));
-  std::vector<std::size_t> starts{0};
-  for (std::size_t k = 1; k < parts_wanted; ++k) {
-    const std::size_t at = node_line_at_or_after(bytes, std::max(starts.back() + 1, bytes.size() / parts_wanted * k));
-    if (at != std::string::npos && at > starts.back()) starts.push_back(at);
-  }
+  const std::vector<std::size_t> starts = text_part_starts(bytes, options.threads);
   const std::size_t n = starts.size();
   if (n < 2) return std::nullopt;
 

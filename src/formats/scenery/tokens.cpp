@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 
 namespace sceneria::scenery {
 
@@ -200,6 +202,41 @@ bool TwinTokenSource::skip_marked_node(std::initializer_list<std::string_view> e
   entry_ = end;
   ++nodes_skipped_;
   return true;
+}
+
+namespace {
+
+// A line that starts with the word `node` at or after `from`; npos if none within a few MB.
+std::size_t node_line_at_or_after(std::span<const std::uint8_t> text, std::size_t from) {
+  const std::size_t limit = std::min(text.size(), from + (std::size_t{4} << 20));
+  const auto starts_node = [&](std::size_t at) {
+    if (at + 5 > text.size()) return false;
+    const auto low = [&](std::size_t k) { return static_cast<char>(text[at + k] | 0x20); };  // ASCII letters only
+    const std::uint8_t after = text[at + 4];
+    return low(0) == 'n' && low(1) == 'o' && low(2) == 'd' && low(3) == 'e' &&
+           (after == ' ' || after == '\t' || after == ';' || after == '\r' || after == '\n');
+  };
+  for (std::size_t i = std::max<std::size_t>(from, 1); i <= limit;) {  // a newline at i - 1 or later
+    const auto* nl = static_cast<const std::uint8_t*>(std::memchr(text.data() + i - 1, '\n', limit - (i - 1)));
+    if (!nl) break;
+    const auto line = static_cast<std::size_t>(nl - text.data()) + 1;
+    if (starts_node(line)) return line;
+    i = line + 1;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::size_t> text_part_starts(std::span<const std::uint8_t> text, unsigned parts) {
+  constexpr std::size_t kSmallestPart = std::size_t{2} << 20;
+  const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(parts, text.size() / kSmallestPart));
+  std::vector<std::size_t> starts{0};
+  for (std::size_t k = 1; k < wanted; ++k) {
+    const std::size_t at = node_line_at_or_after(text, std::max(starts.back() + 1, text.size() / wanted * k));
+    if (at != std::string::npos && at > starts.back()) starts.push_back(at);
+  }
+  return starts;
 }
 
 }  // namespace sceneria::scenery

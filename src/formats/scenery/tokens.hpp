@@ -78,6 +78,13 @@ class TextTokenSource final : public TokenSource {
   bool untouched_ = true;
 };
 
+// Where a big text may be cut to be read in parts side by side (compile, bake): offset 0, then
+// up to `parts - 1` starts of lines that begin with the word `node` (a statement in every
+// well-formed scenery), near even shares of the text; none below 2 MB a part, where a thread
+// costs more than it saves. A cut is a guess: the readers keep a part only where the one before
+// it ended exactly there.
+std::vector<std::size_t> text_part_starts(std::span<const std::uint8_t> text, unsigned parts);
+
 // Twin entries → tokens; a load pass leaves out the markers of the other class, each in one step.
 class TwinTokenSource final : public TokenSource {
  public:

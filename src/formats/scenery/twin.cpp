@@ -146,6 +146,134 @@ void put_twin_marker(std::vector<std::uint8_t>& out, std::uint8_t version, NodeC
   if (position_floats(version) == 4) put_scalar(out, range);
 }
 
+namespace {
+
+// The renumbering's own reading and writing: it runs over a whole part of a big bake, serially
+// between the parts and the file, so it works on pointers (a vector grown by the byte, or a
+// cursor that formats a message per entry, made it the slowest step of a parallel bake).
+class Renumberer {
+ public:
+  explicit Renumberer(std::span<const std::uint32_t> ids) : ids_(ids) {}
+
+  // All of `in` (entries outside markers, or a marker's body) onto `out` from `at`; `out` grows
+  // as needed and `at` ends past what was written. False on bytes the baker does not write.
+  bool run(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t& at, bool in_body) {
+    const std::uint8_t* p = in.data();
+    const std::uint8_t* const end = p + in.size();
+    while (p < end) {
+      std::uint64_t head;
+      if (!varint(p, end, head)) return false;
+      const auto tag = static_cast<EntryTag>(head & 7);
+      if (tag == EntryTag::token || tag == EntryTag::qtoken) {
+        if ((head >> 3) >= ids_.size()) return false;
+        put(room(out, at, 10), at, (static_cast<std::uint64_t>(ids_[static_cast<std::size_t>(head >> 3)]) << 3) | (head & 7));
+        continue;
+      }
+      if (head > 7) return false;
+      const std::uint8_t* const from = p;  // what follows the tag, copied or rewritten
+      switch (tag) {
+        case EntryTag::int_number: {
+          std::uint64_t v;
+          if (!varint(p, end, v)) return false;
+          break;
+        }
+        case EntryTag::f32:
+        case EntryTag::f64: {
+          const std::size_t n = tag == EntryTag::f32 ? 4 : 8;
+          if (static_cast<std::size_t>(end - p) < n) return false;
+          p += n;
+          break;
+        }
+        case EntryTag::include: {
+          put(room(out, at, 1), at, head);
+          for (int list = 0; list < 2; ++list) {  // file names, then parameters
+            std::uint64_t n;
+            if (!varint(p, end, n) || n > static_cast<std::uint64_t>(end - p)) return false;
+            put(room(out, at, 10), at, n);
+            for (std::uint64_t i = 0; i < n; ++i) {
+              std::uint64_t old;
+              if (!varint(p, end, old) || old >= ids_.size()) return false;
+              put(room(out, at, 10), at, ids_[static_cast<std::size_t>(old)]);
+            }
+          }
+          continue;
+        }
+        case EntryTag::node: {
+          if (in_body) return false;
+          std::uint64_t cls, size;
+          if (!varint(p, end, cls) || !varint(p, end, size)) return false;
+          const std::size_t position = cls == static_cast<std::uint64_t>(NodeClass::visual_pos) && has_position(kTwinVersion)
+                                           ? 4 * static_cast<std::size_t>(position_floats(kTwinVersion)) : 0;
+          if (static_cast<std::uint64_t>(end - p) < position || static_cast<std::uint64_t>(end - p) - position < size) return false;
+          const std::uint8_t* const block = p;
+          p += position;
+          std::size_t body_size = 0;
+          if (!run({p, static_cast<std::size_t>(size)}, body_, body_size, true)) return false;
+          p += size;
+          std::uint8_t* w = room(out, at, 30 + position + body_size);
+          const std::size_t start = at;
+          put(w, at, head);
+          put(out.data() + at, at, cls);
+          put(out.data() + at, at, body_size);
+          std::memcpy(out.data() + at, block, position);
+          at += position;
+          std::memcpy(out.data() + at, body_.data(), body_size);
+          at += body_size;
+          (void)start;
+          continue;
+        }
+        default:
+          return false;
+      }
+      // A number: its tag and bytes as they were.
+      const auto n = static_cast<std::size_t>(p - from);
+      std::uint8_t* w = room(out, at, 1 + n);
+      *w = static_cast<std::uint8_t>(head);
+      std::memcpy(w + 1, from, n);
+      at += 1 + n;
+    }
+    return true;
+  }
+
+ private:
+  static bool varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+      const std::uint8_t byte = *p++;
+      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+      if (!(byte & 0x80)) return true;
+    }
+    return false;
+  }
+  // Room for `n` more bytes at `at`, growing by half at a time.
+  static std::uint8_t* room(std::vector<std::uint8_t>& out, std::size_t at, std::size_t n) {
+    if (out.size() - at < n) out.resize(std::max(out.size() + out.size() / 2, at + n));
+    return out.data() + at;
+  }
+  static void put(std::uint8_t* w, std::size_t& at, std::uint64_t v) {  // LEB128, as append_varint
+    std::uint8_t* const start = w;
+    for (; v >= 0x80; v >>= 7) *w++ = static_cast<std::uint8_t>(v | 0x80);
+    *w++ = static_cast<std::uint8_t>(v);
+    at += static_cast<std::size_t>(w - start);
+  }
+
+  std::span<const std::uint32_t> ids_;
+  std::vector<std::uint8_t> body_;  // a marker's body, renumbered before its length is written
+};
+
+}  // namespace
+
+Error renumber_twin_entries(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> entries,
+                            std::span<const std::uint32_t> ids) {
+  std::size_t at = out.size();
+  out.resize(at + entries.size() + entries.size() / 8 + 64);
+  Renumberer r(ids);
+  const bool ok = r.run(entries, out, at, false);
+  out.resize(at);
+  if (!ok) return Error{Errc::bad_value, 0, "twin entries to renumber are not as the baker writes them"};
+  return {};
+}
+
 TwinEntry TwinEntry::f32_entry(float v) {
   TwinEntry e;
   e.tag = EntryTag::f32;

@@ -87,6 +87,13 @@ void put_twin_f64(std::vector<std::uint8_t>& out, std::uint64_t bits);
 void put_twin_marker(std::vector<std::uint8_t>& out, std::uint8_t version, NodeClass cls, std::uint64_t body_size,
                      const float (&position)[3], float range);
 
+// Appends entries written with one numbering of the string table, renumbered: string `i` becomes
+// `ids[i]`. Marker lengths follow their bodies, whose varints may grow. For entries of this
+// version, as the baker writes them (no markers inside markers): the bake of a text in parts,
+// each part baked with a table of its own.
+Error renumber_twin_entries(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> entries,
+                            std::span<const std::uint32_t> ids);
+
 // Whether a pass serves this entry: entries outside markers always; those inside by class.
 bool served(const Twin& twin, const TwinEntry& entry, LoadPass pass);
 

@@ -112,16 +112,20 @@ TEST(SceneryParts, APartStartingInsideAnOriginIsDroppedAndTheResultIsStillOnePas
   expect_same(one, parts);
 }
 
-TEST(SceneryParts, APartStartingInsideACommentIsDroppedAndTheResultIsStillOnePass) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
-  // Node lines inside a block comment around the middle: the cut lands on one of them, which
-  // the first part never sees as a statement.
+// big_text() with node lines inside a block comment around the middle: the cut lands on one of
+// them, which the part before it never sees as a statement.
+std::string big_text_cut_in_a_comment() {
   std::string text = big_text();
   std::string commented = "/*\n";
   for (int i = 0; i < 20000; ++i) commented += "node -1 0 x" + std::to_string(i) + " model 0 0 0 0 a.t3d none endmodel\n";
   commented += "*/\n";
-  const std::size_t middle = text.find("\nnode", text.size() / 2 - commented.size() / 2) + 1;
-  text.insert(middle, commented);
+  text.insert(text.find("\nnode", text.size() / 2 - commented.size() / 2) + 1, commented);
+  return text;
+}
+
+TEST(SceneryParts, APartStartingInsideACommentIsDroppedAndTheResultIsStillOnePass) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  const std::string text = big_text_cut_in_a_comment();
   const Compiled one = compile(text, 1), parts = compile(text, 2);
   EXPECT_EQ(parts.in.parts, 1u);
   expect_same(one, parts);
@@ -193,11 +197,7 @@ TEST(SceneryParts, TwinBakedInPartsIsTheOnePassTwinByteForByte) {
 
 TEST(SceneryParts, TwinPartStartingInsideACommentIsDropped) {
   if (!test::samples_available()) GTEST_SKIP() << "samples not found";
-  std::string text = big_text();
-  std::string commented = "/*\n";
-  for (int i = 0; i < 20000; ++i) commented += "node -1 0 x" + std::to_string(i) + " model 0 0 0 0 a.t3d none endmodel\n";
-  commented += "*/\n";
-  text.insert(text.find("\nnode", text.size() / 2 - commented.size() / 2) + 1, commented);
+  const std::string text = big_text_cut_in_a_comment();
   const Baked one = bake_text(text, 1), parts = bake_text(text, 2);
   EXPECT_EQ(parts.parts, 1u);
   EXPECT_TRUE(one.twin == parts.twin);

@@ -262,6 +262,27 @@ test('a twin dropped opens like its text; the file input takes the scenery exten
   expect(record.source.offset).toBeGreaterThan(501643);  // an entry offset, after the string table
 });
 
+test('an E3D model dropped draws its submodels, each one a record with its name', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  const rel = 'maszyna/models/e6acta_pantograf.e3d';
+  const ref = JSON.parse(readFileSync(join(samplesDir, rel + '.reference-summary.json'), 'utf8'));
+  await dropFile(page, 'e6acta_pantograf.e3d', sample(rel));
+  const r = await page.evaluate(() => ({ lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])),
+                                        objects: window.sceneria.viewer.stats().objects }));
+  expect(r.lists.submodels).toBe(ref.submodels.length);
+  // One object per drawn submodel: triangles, not hidden until a light switches it on.
+  const drawn = ref.submodels.filter((s) => s.type === 4 && s.vertex_count > 0 && !s.hidden_by_default.vehicle_model);
+  expect(drawn.length).toBe(12);
+  expect(r.objects).toBe(drawn.length);
+  const record = await page.evaluate((i) => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'submodels', i), drawn[0].index);
+  expect(record.name).toBe(drawn[0].name);
+  expect(record.vertices.count).toBe(drawn[0].vertex_count);
+  // The model is on screen: the frame changes where its meshes are hidden.
+  // Two thin pantographs, 14 m apart, framed whole: a few thousand pixels (0.4 % measured).
+  expect(await frameChange(page, 'models')).toBeGreaterThan(0.002);
+});
+
 test('a scenery folder opens its text, follows its includes with their parameters and lists the missing ones', async ({ page }) => {
   requireSamples();
   // MaSzyna as users have it: scenery/ with the scenery, an include it uses twice with

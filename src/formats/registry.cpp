@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "formats/e3d/format.hpp"
 #include "formats/eu7b/format.hpp"
 #include "formats/scenery/format.hpp"
 
@@ -21,6 +22,7 @@ const std::vector<Format>& registry() {
       // twins' bytes, so the order costs nothing in detection.
       scenery::text_format(),
       scenery::twin_format(),
+      e3d::format(),
   };
   return all;
 }

@@ -37,7 +37,8 @@ void CameraRig::set_mode(CameraMode mode) {
 
 void CameraRig::frame(const glm::dvec3& lo, const glm::dvec3& hi) {
   const glm::dvec3 centre = (lo + hi) * 0.5;
-  const double radius = std::max(10.0, glm::length(hi - lo) * 0.5);
+  // A model of a metre or two fills the view too (a dropped model file), not only a scenery.
+  const double radius = std::max(1.0, glm::length(hi - lo) * 0.5);
   look_at(centre, std::min(radius * 1.6, 1.5e6));
 }
 

@@ -38,7 +38,8 @@ std::string location(const std::string& path, const Warning& w) {
 void print_info_text(const ojson& s, const std::string& path, std::ostream& out) {
   auto number = [](const ojson& v) { return v.is_number() ? v.get<std::uint64_t>() : 0; };
   out << fmt::format("file     {}\n", path);
-  out << fmt::format("format   {} version {}\n", s.value("format", "?"), number(s.value("version", ojson())));
+  const ojson version = s.value("version", ojson());
+  out << fmt::format("format   {} version {}\n", s.value("format", "?"), version.is_string() ? version.get<std::string>() : fmt::format("{}", number(version)));
   out << fmt::format("size     {} bytes\n", number(s.value("size", ojson())));
   if (s.contains("structure")) {
     out << fmt::format("{:<8} {}\n", s.value("structureName", "parts"), s["structure"].size());

@@ -1,0 +1,11 @@
+#pragma once
+// E3D's entry in the format registry (formats/registry.cpp): probe, open, the writer, behind the
+// format-blind interfaces. A model opens as its submodel tree (the "submodels" list), its
+// textures, and a scene with one mesh per submodel with geometry, placed by its world matrix.
+#include "formats/registry.hpp"
+
+namespace sceneria::e3d {
+
+const Format& format();
+
+}  // namespace sceneria::e3d

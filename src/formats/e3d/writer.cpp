@@ -1,0 +1,70 @@
+#include <algorithm>
+#include <cstring>
+
+#include "formats/e3d/e3d.hpp"
+#include "formats/e3d/record.hpp"
+
+namespace sceneria::e3d {
+namespace {
+
+template <class T>
+void put(std::vector<std::uint8_t>& out, T v) {
+  std::uint8_t b[sizeof v];
+  std::memcpy(b, &v, sizeof v);
+  out.insert(out.end(), b, b + sizeof v);
+}
+
+// A record from the submodel's fields, over its record as read (its padding kept); zeros for a
+// submodel made in code.
+void put_submodel(std::vector<std::uint8_t>& out, const Submodel& s, std::size_t size) {
+  std::vector<std::uint8_t> r(size, 0);
+  std::memcpy(r.data(), s.record.data(), std::min(size, s.record.size()));
+  submodel_fields(s, [&](std::size_t at, const auto& field) { std::memcpy(r.data() + at, &field, sizeof field); });
+  out.insert(out.end(), r.begin(), r.end());
+}
+
+void put_strings(std::vector<std::uint8_t>& out, const std::vector<std::string>& list, bool open_end) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    out.insert(out.end(), list[i].begin(), list[i].end());
+    if (!(open_end && i + 1 == list.size())) out.push_back(0);
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> write_model(const Model& m) {
+  std::vector<std::uint8_t> out{'E', '3', 'D', '0', 0, 0, 0, 0};
+  bool wrote_vertices = false, wrote_indices = false;
+  for (const ChunkInfo& c : m.chunks) {
+    const std::size_t start = out.size();
+    out.insert(out.end(), c.id.begin(), c.id.end());
+    put<std::uint32_t>(out, 0);
+    const std::string_view key(c.id.data(), 3);
+    if (key == "SUB") {
+      for (const Submodel& s : m.submodels) put_submodel(out, s, 256 + 64 * static_cast<std::size_t>(m.sub_variant));
+    } else if (key == "TRA") {
+      for (const auto& matrix : m.matrices)
+        for (double e : matrix) m.matrices_f64 ? put(out, e) : put(out, static_cast<float>(e));
+    } else if (key == "VNT" && !wrote_vertices && c.unknown.empty()) {
+      out.insert(out.end(), m.vertex_bytes.begin(), m.vertex_bytes.end());
+      wrote_vertices = true;
+    } else if (key == "IDX" && !wrote_indices && c.unknown.empty()) {
+      out.insert(out.end(), m.index_bytes.begin(), m.index_bytes.end());
+      wrote_indices = true;
+    } else if (std::memcmp(c.id.data(), "TEX0", 4) == 0) {
+      put_strings(out, m.textures, c.open_end);
+    } else if (std::memcmp(c.id.data(), "NAM0", 4) == 0) {
+      put_strings(out, m.names, c.open_end);
+    } else {
+      out.insert(out.end(), c.unknown.begin(), c.unknown.end());
+    }
+    const auto size = static_cast<std::uint32_t>(out.size() - start);
+    std::memcpy(out.data() + start + 4, &size, 4);
+  }
+  const auto total = static_cast<std::uint32_t>(out.size());
+  std::memcpy(out.data() + 4, &total, 4);
+  out.insert(out.end(), m.trailing.begin(), m.trailing.end());
+  return out;
+}
+
+}  // namespace sceneria::e3d

@@ -131,6 +131,22 @@ TEST(SceneryParts, APartStartingInsideACommentIsDroppedAndTheResultIsStillOnePas
   expect_same(one, parts);
 }
 
+// Three parts where the middle one is short (no node line for 2 MB pushes its start late) and
+// misses its cut (an origin is open there): it reads on to the end before it has sized its lists.
+TEST(SceneryParts, AShortPartThatMissesItsCutReadsOnToTheEnd) {
+  const std::string model = "node -1 0 m model 1 0 1 0 a.t3d none endmodel\n";
+  std::string text;
+  while (text.size() < (std::size_t{2} << 20)) text += model;
+  text += "/*\n";
+  while (text.size() < (std::size_t{2} << 20) + (std::size_t{1950} << 10)) text += "a comment line without statements\n";
+  text += "*/\n" + model + "origin 5 0 5\n";
+  while (text.size() < (std::size_t{6} << 20) + 4096) text += model;
+  text += "endorigin\n";
+  const Compiled one = compile(text, 1), parts = compile(text, 3);
+  EXPECT_EQ(parts.in.parts, 2u);  // the first part met its cut; the second read on
+  expect_same(one, parts);
+}
+
 // The module writer on two threads (chunks written in place at once) gives the one-thread bytes.
 TEST(SceneryParts, ModuleWrittenOnTwoThreadsIsTheOneThreadModule) {
   auto module = eu7b::generate_module({.models = 300000, .track_km = 40.0});

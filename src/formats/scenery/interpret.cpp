@@ -214,9 +214,10 @@ class Interpreter {
     Reader r{source, file, params, {}, inc, {}};
     Tok t;
     const bool report = file == 0 && options_.progress;
-    bool roomy = cut == nullptr;
+    bool roomy = false;
     for (std::uint64_t n = 0; next(r, t); ++n) {
-      if (!roomy && t.at.offset - cut->from >= kRoomSample) {
+      // (A part that missed its cut reads on without a cut: it may not have sized its lists.)
+      if (cut && !roomy && t.at.offset - cut->from >= kRoomSample) {
         make_room(static_cast<double>(cut->room_for) / static_cast<double>(t.at.offset - cut->from));
         roomy = true;
       }

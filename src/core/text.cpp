@@ -120,6 +120,13 @@ bool iends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
 }
 
+bool icontains(std::string_view s, std::string_view needle) {
+  if (needle.size() > s.size()) return false;
+  for (std::size_t at = 0; at + needle.size() <= s.size(); ++at)
+    if (iequals(s.substr(at, needle.size()), needle)) return true;
+  return false;
+}
+
 std::string to_hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;

@@ -24,6 +24,8 @@ bool encode_cp1250(std::string_view utf8, std::string& bytes);
 bool iequals(std::string_view a, std::string_view b);
 bool istarts_with(std::string_view s, std::string_view prefix);
 bool iends_with(std::string_view s, std::string_view suffix);
+// Whether `needle` occurs in `s`, ASCII case aside (the record browsers' search).
+bool icontains(std::string_view s, std::string_view needle);
 
 std::string to_hex(std::string_view bytes);
 bool from_hex(std::string_view hex, std::string& bytes);

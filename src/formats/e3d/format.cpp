@@ -30,12 +30,6 @@ std::string type_name(std::int32_t type) {
   }
 }
 
-std::string ascii_lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
-
 std::uint32_t rgba8(const std::array<float, 4>& c, float alpha) {
   auto byte = [](float v) { return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
   return byte(c[0]) | byte(c[1]) << 8 | byte(c[2]) << 16 | byte(alpha) << 24;
@@ -50,27 +44,22 @@ ojson floats(std::span<const float> v) {
 class E3dDocument final : public Document {
  public:
   E3dDocument(Model model, std::uint64_t size) : m_(std::move(model)), size_(size) {
-    // World matrices, parents first: the tree from the roots (0 and its next chain).
-    world_.assign(m_.submodels.size(), glm::dmat4(1.0));
-    std::vector<std::int32_t> order;
-    std::vector<std::int32_t> stack;
-    if (!m_.submodels.empty()) stack.push_back(0);
-    while (!stack.empty()) {  // the reader refused cycles
-      const std::int32_t first = stack.back();
-      stack.pop_back();
-      for (std::int32_t i = first;;) {
-        order.push_back(i);
-        const Submodel& s = m_.submodels[static_cast<std::size_t>(i)];
-        if (s.child > 0) stack.push_back(s.child);
-        if (s.next <= 0) break;
-        i = s.next;
+    // World matrices: parent world x own, each submodel's ancestors first (the reader set the
+    // parents and refused cycles).
+    const std::size_t n = m_.submodels.size();
+    world_.assign(n, glm::dmat4(1.0));
+    std::vector<char> done(n, 0);
+    std::vector<std::int32_t> up;  // a submodel and its ancestors not yet done, nearest first
+    for (std::size_t i = 0; i < n; ++i) {
+      up.clear();
+      for (auto j = static_cast<std::int32_t>(i); j >= 0 && !done[static_cast<std::size_t>(j)]; j = m_.submodels[static_cast<std::size_t>(j)].parent) up.push_back(j);
+      for (auto k = up.rbegin(); k != up.rend(); ++k) {
+        const Submodel& s = m_.submodels[static_cast<std::size_t>(*k)];
+        glm::dmat4 own(1.0);
+        if (s.matrix >= 0) own = glm::make_mat4(m_.matrices[static_cast<std::size_t>(s.matrix)].data());
+        world_[static_cast<std::size_t>(*k)] = (s.parent >= 0 ? world_[static_cast<std::size_t>(s.parent)] : glm::dmat4(1.0)) * own;
+        done[static_cast<std::size_t>(*k)] = 1;
       }
-    }
-    for (std::int32_t i : order) {
-      const Submodel& s = m_.submodels[static_cast<std::size_t>(i)];
-      glm::dmat4 own(1.0);
-      if (s.matrix >= 0) own = glm::make_mat4(m_.matrices[static_cast<std::size_t>(s.matrix)].data());
-      world_[static_cast<std::size_t>(i)] = (s.parent >= 0 ? world_[static_cast<std::size_t>(s.parent)] : glm::dmat4(1.0)) * own;
     }
   }
 
@@ -116,10 +105,9 @@ class E3dDocument final : public Document {
 
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
     auto out = ojson::array();
-    const std::string q = ascii_lower(std::string(query));
     for (std::uint64_t i = 0; i < list_size(list) && out.size() < limit; ++i) {
       ojson r = row(list, i);
-      if (ascii_lower(r["name"].get<std::string>() + " " + r["detail"].get<std::string>()).find(q) != std::string::npos) out.push_back(std::move(r));
+      if (icontains(r["name"].get<std::string>() + " " + r["detail"].get<std::string>(), query)) out.push_back(std::move(r));
     }
     return out;
   }

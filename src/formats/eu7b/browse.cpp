@@ -235,12 +235,6 @@ ojson RecordBrowser::rows(std::string_view kind, std::uint64_t first, std::uint6
 }
 
 ojson RecordBrowser::search(std::string_view kind, std::string_view query, std::uint64_t limit) const {
-  auto lower = [](std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
-  const std::string needle = lower(query);
   ojson out = ojson::array();
   std::uint64_t total = 0;
   for (const RecordKind& k : kinds())
@@ -248,9 +242,7 @@ ojson RecordBrowser::search(std::string_view kind, std::string_view query, std::
   constexpr std::uint64_t kPage = kMaxRowsPerCall;
   for (std::uint64_t first = 0; first < total && out.size() < limit; first += kPage) {
     for (auto& row : rows(kind, first, kPage)) {
-      if (lower(row["name"].get<std::string>()).find(needle) == std::string::npos &&
-          lower(row["detail"].get<std::string>()).find(needle) == std::string::npos)
-        continue;
+      if (!icontains(row["name"].get<std::string>(), query) && !icontains(row["detail"].get<std::string>(), query)) continue;
       out.push_back(std::move(row));
       if (out.size() >= limit) break;
     }

@@ -326,7 +326,6 @@ std::optional<std::vector<std::uint8_t>> bake_in_parts(std::span<const std::uint
   return std::move(twin).value();
 }
 
-
 }  // namespace
 
 TwinKind kind_for(std::string_view name) {

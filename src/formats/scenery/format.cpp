@@ -212,7 +212,6 @@ class SceneryDocument final : public Document {
     }
     return rows;
   }
-  static bool icontains(std::string_view s, std::string_view q) { return lower(s).find(lower(q)) != std::string::npos; }
 
   // The file read by the grammar, on first need.
   Interpreted& in() const {

@@ -210,16 +210,14 @@ class Renumberer {
           std::size_t body_size = 0;
           if (!run({p, static_cast<std::size_t>(size)}, body_, body_size, true)) return false;
           p += size;
-          std::uint8_t* w = room(out, at, 30 + position + body_size);
-          const std::size_t start = at;
-          put(w, at, head);
+          room(out, at, 30 + position + body_size);  // tag, class, size, position, body
+          put(out.data() + at, at, head);
           put(out.data() + at, at, cls);
           put(out.data() + at, at, body_size);
           std::memcpy(out.data() + at, block, position);
           at += position;
           std::memcpy(out.data() + at, body_.data(), body_size);
           at += body_size;
-          (void)start;
           continue;
         }
         default:

@@ -8,6 +8,7 @@
 #include "formats/e3d/format.hpp"
 #include "formats/eu7b/format.hpp"
 #include "formats/scenery/format.hpp"
+#include "formats/t3d/format.hpp"
 
 namespace sceneria {
 
@@ -23,6 +24,7 @@ const std::vector<Format>& registry() {
       scenery::text_format(),
       scenery::twin_format(),
       e3d::format(),
+      t3d::format(),
   };
   return all;
 }

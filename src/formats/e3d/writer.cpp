@@ -18,7 +18,7 @@ void put(std::vector<std::uint8_t>& out, T v) {
 // submodel made in code.
 void put_submodel(std::vector<std::uint8_t>& out, const Submodel& s, std::size_t size) {
   std::vector<std::uint8_t> r(size, 0);
-  std::memcpy(r.data(), s.record.data(), std::min(size, s.record.size()));
+  if (!s.record.empty()) std::memcpy(r.data(), s.record.data(), std::min(size, s.record.size()));  // none for a submodel made in code
   submodel_fields(s, [&](std::size_t at, const auto& field) { std::memcpy(r.data() + at, &field, sizeof field); });
   out.insert(out.end(), r.begin(), r.end());
 }

@@ -1,0 +1,231 @@
+#include "formats/e3d/document.hpp"
+
+#define GLM_ENABLE_EXPERIMENTAL
+#include <glm/gtc/type_ptr.hpp>
+#include <glm/gtx/matrix_decompose.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+
+namespace sceneria::e3d {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string type_name(std::int32_t type) {
+  switch (type) {
+    case points: return "points";
+    case lines: return "lines";
+    case triangles: return "triangles";
+    case rotator: return "transform";
+    case free_spotlight: return "free spotlight";
+    case stars: return "stars";
+    case text: return "text";
+    default: return fmt::format("type {}", type);
+  }
+}
+
+std::uint32_t rgba8(const std::array<float, 4>& c, float alpha) {
+  auto byte = [](float v) { return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+  return byte(c[0]) | byte(c[1]) << 8 | byte(c[2]) << 16 | byte(alpha) << 24;
+}
+
+ojson floats(std::span<const float> v) {
+  auto out = ojson::array();
+  for (float f : v) out.push_back(std::isfinite(f) ? ojson(f) : ojson(nullptr));
+  return out;
+}
+
+}  // namespace
+
+ModelDocument::ModelDocument(Model model, std::uint64_t size) : m_(std::move(model)), size_(size) {
+  // World matrices: parent world x own, each submodel's ancestors first (the reader set the
+  // parents and refused cycles).
+  const std::size_t n = m_.submodels.size();
+  world_.assign(n, glm::dmat4(1.0));
+  std::vector<char> done(n, 0);
+  std::vector<std::int32_t> up;  // a submodel and its ancestors not yet done, nearest first
+  for (std::size_t i = 0; i < n; ++i) {
+    up.clear();
+    for (auto j = static_cast<std::int32_t>(i); j >= 0 && !done[static_cast<std::size_t>(j)]; j = m_.submodels[static_cast<std::size_t>(j)].parent) up.push_back(j);
+    for (auto k = up.rbegin(); k != up.rend(); ++k) {
+      const Submodel& s = m_.submodels[static_cast<std::size_t>(*k)];
+      glm::dmat4 own(1.0);
+      if (s.matrix >= 0) own = glm::make_mat4(m_.matrices[static_cast<std::size_t>(s.matrix)].data());
+      world_[static_cast<std::size_t>(*k)] = (s.parent >= 0 ? world_[static_cast<std::size_t>(s.parent)] : glm::dmat4(1.0)) * own;
+      done[static_cast<std::size_t>(*k)] = 1;
+    }
+  }
+}
+
+std::string ModelDocument::headline() const {
+  return fmt::format("E3D model, {} submodels, {} vertices, {} indices, {} textures", m_.submodels.size(), vertices(), indices(),
+                     texture_count());
+}
+
+ojson ModelDocument::summary(std::size_t) const {
+  ojson j;
+  j["format"] = "e3d";
+  j["version"] = 0;  // E3D0: the container has no other version; the chunks' digits say the layout
+  j["layout"] = fmt::format("SUB{} VNT{} IDX{} TRA{}", m_.sub_variant, m_.vertex_variant, m_.index_size, m_.matrices_f64 ? 1 : 0);
+  j["size"] = size_;
+  // The engine's counts (what `sceneria info --json` reports for a model).
+  j["submodels"] = m_.submodels.size();
+  j["vertices"] = vertices();
+  j["indices"] = indices();
+  j["textures"] = texture_count();
+  j["counts"] = {{"submodels", m_.submodels.size()}, {"vertices", vertices()}, {"indices", indices()}, {"textures", texture_count()}};
+  auto structure = ojson::array();
+  structure.push_back({{"name", "E3D0"}, {"offset", 0}, {"size", size_ - m_.trailing.size()}});
+  for (const ChunkInfo& c : m_.chunks) structure.push_back({{"name", std::string(c.id.data(), 4)}, {"offset", c.offset}, {"size", c.size}});
+  j["structure"] = std::move(structure);
+  j["structureName"] = "chunks";
+  return j;
+}
+
+std::vector<ListInfo> ModelDocument::lists() const {
+  std::vector<ListInfo> out{{"submodels", "Submodels", m_.submodels.size()}};
+  if (!m_.textures.empty()) out.push_back({"textures", "Textures", m_.textures.size()});
+  return out;
+}
+
+ojson ModelDocument::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
+  auto out = ojson::array();
+  for (std::uint64_t i = first; i < list_size(list) && i < first + count; ++i) out.push_back(row(list, i));
+  return out;
+}
+
+ojson ModelDocument::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
+  auto out = ojson::array();
+  for (std::uint64_t i = 0; i < list_size(list) && out.size() < limit; ++i) {
+    ojson r = row(list, i);
+    if (icontains(r["name"].get<std::string>() + " " + r["detail"].get<std::string>(), query)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+ojson ModelDocument::record(std::string_view list, std::uint64_t index) const {
+  if (index >= list_size(list)) return nullptr;
+  if (list == "textures") {
+    std::uint64_t used = 0;
+    for (const Submodel& s : m_.submodels) used += s.texture == static_cast<std::int32_t>(index);
+    return ojson{{"name", display_text(m_.textures[static_cast<std::size_t>(index)])}, {"used_by", used}};
+  }
+  const Submodel& s = m_.submodels[static_cast<std::size_t>(index)];
+  ojson r;
+  r["name"] = display_text(m_.name_of(s));
+  r["type"] = type_name(s.type);
+  r["anim"] = s.anim;
+  r["flags"] = fmt::format("{:#x}", s.flags);
+  r["parent"] = s.parent >= 0 ? ojson(s.parent) : ojson(nullptr);
+  r["next"] = s.next > 0 ? ojson(s.next) : ojson(nullptr);
+  r["child"] = s.child > 0 ? ojson(s.child) : ojson(nullptr);
+  std::array<float, 16> matrix{};
+  if (s.matrix >= 0)
+    for (std::size_t e = 0; e < 16; ++e) matrix[e] = static_cast<float>(m_.matrices[static_cast<std::size_t>(s.matrix)][e]);
+  else
+    matrix = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  r["matrix"] = floats(matrix);
+  r["vertices"] = {{"count", s.vertex_count}, {"offset", s.vertex_offset}};
+  r["indices"] = {{"count", s.index_count}, {"offset", s.index_offset}};
+  r["material"] = display_text(m_.material_of(s));
+  r["self_illum"] = s.self_illum;
+  r["diffuse"] = floats(s.diffuse);
+  r["ambient"] = floats(s.ambient);
+  r["specular"] = floats(s.specular);
+  r["emission"] = floats(s.emission);
+  r["range"] = {{"min", std::sqrt(std::max(0.0f, s.min_distance_sq))}, {"max", std::sqrt(std::max(0.0f, s.max_distance_sq))}};
+  r["hidden_by_default"] = {{"scenery", m_.hidden_by_default(s, false)}, {"vehicle", m_.hidden_by_default(s, true)}};
+  if (s.type == free_spotlight)
+    r["light"] = {{"near_atten_start", s.light.near_atten_start}, {"near_atten_end", s.light.near_atten_end},
+                  {"far_decay_radius", s.light.far_decay_radius}, {"cos_falloff", s.light.cos_falloff}, {"cos_hotspot", s.light.cos_hotspot}};
+  return r;
+}
+
+Result<scene::Scene> ModelDocument::scene() const {
+  scene::Scene s;
+  s.grid = {.cell = 1000.0, .centre = 250, .cells = 500};
+  const std::uint32_t kind = s.add_kind("submodels");
+  for (std::size_t i = 0; i < m_.submodels.size(); ++i) {
+    const Submodel& sub = m_.submodels[i];
+    if (sub.type != triangles || sub.vertex_count <= 0 || m_.hidden_by_default(sub, true)) continue;
+    scene::Mesh mesh;
+    mesh.name = display_text(m_.name_of(sub));
+    const auto first = static_cast<std::size_t>(sub.vertex_offset);
+    glm::vec3 lo(INFINITY), hi(-INFINITY);
+    for (std::int32_t v = 0; v < sub.vertex_count; ++v) {
+      const Vertex x = m_.vertex(first + static_cast<std::size_t>(v));
+      const glm::vec3 p(x.position[0], x.position[1], x.position[2]);
+      glm::vec3 n(x.normal[0], x.normal[1], x.normal[2]);
+      const float len = glm::length(n);
+      n = len > 1e-12f && std::isfinite(len) ? n / len : glm::vec3(0, 1, 0);  // VNT0 normals may be non-unit
+      mesh.positions.push_back(p);
+      mesh.normals.push_back(n);
+      mesh.uvs.emplace_back(x.uv[0], x.uv[1]);
+      lo = glm::min(lo, p), hi = glm::max(hi, p);
+    }
+    if (sub.index_count > 0)
+      for (std::int32_t k = 0; k < sub.index_count; ++k) mesh.indices.push_back(m_.index(static_cast<std::size_t>(sub.index_offset + k)));
+    else
+      for (std::int32_t k = 0; k < sub.vertex_count / 3 * 3; ++k) mesh.indices.push_back(static_cast<std::uint32_t>(k));
+    scene::Material look;
+    look.name = display_text(m_.material_of(sub));
+    look.color = rgba8(sub.diffuse, 1.0f);
+    if (sub.texture > 0 && m_.material_of(sub) != "colored") look.texture = s.add_texture(m_.material_of(sub));
+    if (sub.flags & flag::translucent && !(sub.flags & flag::opaque)) look.alpha = scene::Material::Alpha::blend;
+    mesh.parts.push_back({s.add_material(look), 0, static_cast<std::uint32_t>(mesh.indices.size())});
+    mesh.bounds_min = lo, mesh.bounds_max = hi;
+    const std::uint32_t mesh_id = static_cast<std::uint32_t>(s.meshes.size());
+    s.meshes.push_back(std::move(mesh));
+
+    glm::dvec3 scale, translation, skew;
+    glm::dquat rotation;
+    glm::dvec4 perspective;
+    if (!glm::decompose(world_[i], scale, rotation, translation, skew, perspective)) scale = glm::dvec3(1.0), rotation = glm::dquat(1, 0, 0, 0), translation = glm::dvec3(0);
+    scene::Section& sec = s.section_at(translation);
+    scene::Instance inst;
+    inst.offset = glm::vec3(translation - sec.origin);
+    inst.rotation = glm::quat(rotation);
+    inst.scale = glm::vec3(scale);
+    inst.mesh = mesh_id;
+    inst.range_sq_min = sub.min_distance_sq;
+    inst.range_sq_max = sub.max_distance_sq > 0 ? sub.max_distance_sq : 1e30f;
+    const glm::dvec3 centre = glm::dvec3(world_[i] * glm::dvec4(glm::dvec3((lo + hi) * 0.5f), 1.0));
+    inst.object = s.add_object(kind, i, centre, std::max(0.05f, glm::length(hi - lo) / 2));
+    sec.instances.push_back(inst);
+  }
+  s.finish();
+  return s;
+}
+
+std::uint64_t ModelDocument::list_size(std::string_view list) const {
+  if (list == "submodels") return m_.submodels.size();
+  if (list == "textures") return m_.textures.size();
+  return 0;
+}
+
+ojson ModelDocument::row(std::string_view list, std::uint64_t i) const {
+  if (list == "textures") return ojson{{"i", i}, {"name", display_text(m_.textures[static_cast<std::size_t>(i)])}, {"detail", i == 0 ? "(the list's empty first entry)" : ""}};
+  const Submodel& s = m_.submodels[static_cast<std::size_t>(i)];
+  const std::string_view name = m_.name_of(s);
+  return ojson{{"i", i}, {"name", name.empty() ? std::string("(unnamed)") : display_text(name)},
+               {"detail", fmt::format("{}, {}", type_name(s.type), display_text(m_.material_of(s)))}};
+}
+
+std::uint64_t ModelDocument::vertices() const {
+  std::uint64_t n = 0;
+  for (const Submodel& s : m_.submodels) n += static_cast<std::uint64_t>(std::max(0, s.vertex_count));
+  return n;
+}
+
+std::uint64_t ModelDocument::indices() const {
+  std::uint64_t n = 0;
+  for (const Submodel& s : m_.submodels) n += static_cast<std::uint64_t>(std::max(0, s.index_count));
+  return n;
+}
+
+}  // namespace sceneria::e3d

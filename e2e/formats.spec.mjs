@@ -283,6 +283,63 @@ test('an E3D model dropped draws its submodels, each one a record with its name'
   expect(await frameChange(page, 'models')).toBeGreaterThan(0.002);
 });
 
+// A DDS of one DXT1 block, both endpoints `rgb565`: a solid 4x4 texture.
+function solidDds(rgb565) {
+  const b = Buffer.alloc(136);
+  b.write('DDS ', 0, 'latin1');
+  b.writeUInt32LE(124, 4);
+  b.writeUInt32LE(0x1007, 8);
+  b.writeUInt32LE(4, 12);
+  b.writeUInt32LE(4, 16);
+  b.writeUInt32LE(32, 76);
+  b.writeUInt32LE(4, 80);
+  b.write('DXT1', 84, 'latin1');
+  b.writeUInt32LE(0x1000, 108);
+  b.writeUInt16LE(rgb565, 128);
+  b.writeUInt16LE(rgb565, 130);
+  return b;
+}
+
+test('an E3D model dropped with its folder draws textured: its TEX0 texture and a replaceable skin from a skin set', async ({ page }) => {
+  requireSamples();
+  // e6acta_detale_dual_power.e3d: submodel 0 wears replaceable skin 1, submodel 1 the texture
+  // components/kratka (kratka.dds beside it: found by the file name in the model's folder).
+  const base = mkdtempSync(join(tmpdir(), 'sceneria-e3d-'));
+  const textured = join(base, 'Detale');
+  mkdirSync(textured);
+  copyFileSync(join(samplesDir, 'maszyna/models/e6acta_detale_dual_power.e3d'), join(textured, 'e6acta_detale_dual_power.e3d'));
+  copyFileSync(join(samplesDir, 'maszyna/models/kratka.dds'), join(textured, 'kratka.dds'));
+  writeFileSync(join(textured, 'Red,1.dds'), solidDds(0xF800));  // skin set "red": pure red
+  await openViewer(page);
+  await page.setInputFiles('#folder-input', textured);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'e6acta_detale_dual_power.e3d');
+  const summary = await page.evaluate(() => window.sceneria.lastResult.summary);
+  expect(summary.textures_loaded).toBe(2);
+  expect(summary.skin_sets).toEqual(['detale/red']);
+  await expect(page.locator('#missing-files li')).toHaveCount(0);
+  const red = (px) => {
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i] > 120 && px[i + 1] < 60 && px[i + 2] < 60) n++;
+    return n / (px.length / 4);
+  };
+  const withTextures = await framePixels(page);
+  // The big submodel wears the red skin: its pixels are red (lit, so not 255). The model fills
+  // a few percent of the frame; 1.4 % of it red measured.
+  expect(red(withTextures)).toBeGreaterThan(0.007);
+
+  // The same model alone: no skin, no texture, drawn in its colours; the frame is another.
+  const bare = join(base, 'Bare');
+  mkdirSync(bare);
+  copyFileSync(join(textured, 'e6acta_detale_dual_power.e3d'), join(bare, 'e6acta_detale_dual_power.e3d'));
+  writeFileSync(join(bare, 'readme.txt'), 'no textures here');  // a folder, not a lone file: its misses are listed
+  await page.setInputFiles('#folder-input', bare);
+  await page.waitForFunction(() => window.sceneria.lastResult?.summary?.textures_loaded === 0);
+  await expect(page.locator('#missing-files li')).toHaveCount(2);  // kratka, and no skin set
+  const plain = await framePixels(page);
+  expect(red(plain)).toBeLessThan(0.0005);
+  expect(countDiffering(withTextures, plain, 60) / (plain.length / 4)).toBeGreaterThan(0.007);
+});
+
 test('a scenery folder opens its text, follows its includes with their parameters and lists the missing ones', async ({ page }) => {
   requireSamples();
   // MaSzyna as users have it: scenery/ with the scenery, an include it uses twice with

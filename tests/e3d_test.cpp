@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/e3d/e3d.hpp"
+#include "formats/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::e3d {
@@ -271,6 +273,66 @@ TEST(E3d, ALinkCycleIsRefused) {
   auto back = read_model(write_model(m));
   ASSERT_FALSE(back.ok());
   EXPECT_NE(back.error().message.find("linked twice"), std::string::npos) << back.error().message;
+}
+
+}  // namespace
+}  // namespace sceneria::e3d
+
+namespace sceneria::e3d {
+namespace {
+
+// A DDS of one DXT1 block, both endpoints `rgb565`: a solid 4x4 texture.
+std::vector<std::uint8_t> solid_dds(std::uint16_t rgb565) {
+  std::vector<std::uint8_t> b(136, 0);
+  const auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(b.data() + at, &v, 4); };
+  std::memcpy(b.data(), "DDS ", 4);
+  put(4, 124), put(8, 0x1007), put(12, 4), put(16, 4), put(76, 32), put(80, 4), put(108, 0x1000);
+  std::memcpy(b.data() + 84, "DXT1", 4);
+  std::memcpy(b.data() + 128, &rgb565, 2), std::memcpy(b.data() + 130, &rgb565, 2);
+  return b;
+}
+
+TEST(E3d, TexturesAndSkinsAreFoundAsTheEngineFindsThem) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto dir = test::samples_dir() / "maszyna/models";
+  const auto model = test::read_file(dir / "e6acta_detale_dual_power.e3d");
+  MemoryAssets assets;
+  assets.add("Vehicle/Kratka.DDS", test::read_file(dir / "kratka.dds"));  // named by the file name alone, any case
+  assets.add("Vehicle/blue,1.mat", {'t', 'e', 'x', 't', 'u', 'r', 'e', '1', ':', ' ', 's', 'k', 'i', 'n', 's', '/', 'b', 'l', 'u', 'e'});
+  assets.add("Vehicle/skins/blue.dds", solid_dds(0x001F));
+  assets.add("Vehicle/red,1.dds", solid_dds(0xF800));
+  MemorySource source(model, "Vehicle/e6acta_detale_dual_power.e3d");
+  for (const auto& [set, want] : {std::pair<std::string, std::uint32_t>{"", 0x001F}, {"red", 0xF800}}) {
+    SCOPED_TRACE(set);
+    OpenOptions options{.assets = &assets, .skin_set = set};
+    auto doc = open_document(source, options);
+    ASSERT_TRUE(doc.ok()) << doc.error().describe();
+    const auto summary = (*doc)->summary(0);
+    EXPECT_EQ(summary["textures_loaded"].get<int>(), 2);
+    EXPECT_EQ(summary["skin_sets"], nlohmann::ordered_json::array({"vehicle/blue", "vehicle/red"}));
+    EXPECT_TRUE((*doc)->missing_assets().empty());
+    auto scene = (*doc)->scene();
+    ASSERT_TRUE(scene.ok());
+    // Submodel 0 wears skin 1, submodel 1 kratka (DXT5, 512x512 with its 10 levels).
+    ASSERT_EQ(scene->meshes.size(), 2u);
+    const auto& skin = scene->textures.at(scene->materials.at(scene->meshes[0].parts[0].material).texture);
+    ASSERT_EQ(skin.format, scene::Texture::Format::bc1);
+    std::uint16_t c0 = 0;
+    std::memcpy(&c0, skin.levels[0].data(), 2);
+    EXPECT_EQ(c0, want);
+    const auto& kratka = scene->textures.at(scene->materials.at(scene->meshes[1].parts[0].material).texture);
+    EXPECT_EQ(kratka.format, scene::Texture::Format::bc3);
+    EXPECT_EQ(kratka.width, 512u);
+    EXPECT_EQ(kratka.levels.size(), 10u);
+  }
+  // Without the files: each named once in the missing list.
+  MemoryAssets none;
+  auto doc = open_document(source, {.assets = &none});
+  ASSERT_TRUE(doc.ok());
+  const auto missing = (*doc)->missing_assets();
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_NE(missing[0].find("components/kratka"), std::string::npos);
+  EXPECT_NE(missing[1].find("skin set"), std::string::npos);
 }
 
 }  // namespace

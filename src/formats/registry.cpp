@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "formats/dds/format.hpp"
 #include "formats/e3d/format.hpp"
 #include "formats/eu7b/format.hpp"
 #include "formats/scenery/format.hpp"
@@ -25,6 +26,7 @@ const std::vector<Format>& registry() {
       scenery::twin_format(),
       e3d::format(),
       t3d::format(),
+      dds::format(),
   };
   return all;
 }

@@ -35,6 +35,9 @@ struct OpenOptions {
   // something asks for it (a scenery is then read once, by the writer). `assets` must then live
   // as long as the document.
   bool deferred = false;
+  // For a model: the replaceable skin set to draw it with ("dynamic/eu160/eu160-001"); empty:
+  // the first set among `assets`.
+  std::string skin_set;
   // Threads a format may decode on at once, the caller's included (the CLI gives its cores; the
   // browser's worker keeps 1, as its pthread pool is the streamer's).
   unsigned threads = 1;

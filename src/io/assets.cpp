@@ -44,11 +44,16 @@ void AssetResolver::note_missing(const std::vector<std::string>& candidates, std
   if (noted_.emplace(name, true).second) missing_.push_back(name);
 }
 
-std::unique_ptr<ByteSource> AssetResolver::open_first(const std::vector<std::string>& candidates) {
+std::unique_ptr<ByteSource> AssetResolver::open_first(const std::vector<std::string>& candidates, std::string_view label) {
+  if (auto source = open_quietly(candidates)) return source;
+  note_missing(candidates, label);
+  return nullptr;
+}
+
+std::unique_ptr<ByteSource> AssetResolver::open_quietly(const std::vector<std::string>& candidates) {
   for (const auto& c : candidates)
     if (auto key = normalize_asset_path(c))
       if (auto source = find(*key)) return source;
-  note_missing(candidates);
   return nullptr;
 }
 
@@ -92,6 +97,16 @@ std::string DirectoryAssets::locate(const std::string& key) {
   return {};
 }
 
+std::vector<std::string> DirectoryAssets::listing() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator d(root_, ec), end; !ec && d != end; d.increment(ec))
+    if (d->is_regular_file(ec))
+      if (auto key = normalize_asset_path(d->path().filename().string())) out.push_back(*key);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::unique_ptr<ByteSource> DirectoryAssets::find(const std::string& key) {
   const std::string path = locate(key);
   if (path.empty()) return nullptr;
@@ -111,6 +126,12 @@ ListedAssets::ListedAssets(const std::vector<std::string>& paths, Reader reader)
     }
 }
 
+std::vector<std::string> ListedAssets::listing() {
+  std::vector<std::string> out;
+  for (const auto& [key, index] : by_path_) out.push_back(key);
+  return out;
+}
+
 std::optional<std::size_t> ListedAssets::index_of(const std::string& key) const {
   if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
   // "models/a.t3d" also matches "maszyna/models/a.t3d": the dropped folder may be the game's.
@@ -125,6 +146,12 @@ std::unique_ptr<ByteSource> ListedAssets::find(const std::string& key) {
 
 void MemoryAssets::add(std::string_view path, std::vector<std::uint8_t> bytes) {
   if (auto key = normalize_asset_path(path)) files_[*key] = std::move(bytes);
+}
+
+std::vector<std::string> MemoryAssets::listing() {
+  std::vector<std::string> out;
+  for (const auto& [key, bytes] : files_) out.push_back(key);
+  return out;
 }
 
 std::unique_ptr<ByteSource> MemoryAssets::find(const std::string& key) {

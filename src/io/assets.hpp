@@ -31,12 +31,18 @@ class AssetResolver {
   virtual ~AssetResolver() = default;
   // The first candidate that exists, opened; nullptr if none does. Every candidate missing is
   // recorded once under the first candidate's name (what the document asked for).
-  std::unique_ptr<ByteSource> open_first(const std::vector<std::string>& candidates);
+  std::unique_ptr<ByteSource> open_first(const std::vector<std::string>& candidates, std::string_view label = {});
+  // The same without recording a miss: for a probe whose failure is not a missing file (a
+  // material tried before its texture).
+  std::unique_ptr<ByteSource> open_quietly(const std::vector<std::string>& candidates);
   // `label` names the missing file in missing() (default: the first candidate).
   bool exists_any(const std::vector<std::string>& candidates, std::string_view label = {});
   std::unique_ptr<ByteSource> open(std::string_view path) { return open_first({std::string(path)}); }
   // What was asked for and not found, in the order first asked, each once.
   const std::vector<std::string>& missing() const { return missing_; }
+  // Every file it can give, normalized, where it can say: dropped files and files in memory all,
+  // a directory the files directly in its root. A viewer finds skin sets ("name,1.dds") by it.
+  virtual std::vector<std::string> listing() { return {}; }
 
  protected:
   // `key` is normalized (lower case, `/`): the source, or nullptr if there is no such file.
@@ -61,6 +67,7 @@ class DirectoryAssets final : public AssetResolver {
  public:
   explicit DirectoryAssets(std::string root);
   const std::string& root() const { return root_; }
+  std::vector<std::string> listing() override;
 
  protected:
   std::unique_ptr<ByteSource> find(const std::string& key) override;
@@ -79,6 +86,7 @@ class ListedAssets final : public AssetResolver {
  public:
   using Reader = std::function<std::unique_ptr<ByteSource>(std::size_t index)>;
   ListedAssets(const std::vector<std::string>& paths, Reader reader);
+  std::vector<std::string> listing() override;
 
  protected:
   std::unique_ptr<ByteSource> find(const std::string& key) override;
@@ -98,6 +106,7 @@ class MemoryAssets final : public AssetResolver {
   void add(std::string_view path, std::vector<std::uint8_t> bytes);
   bool empty() const { return files_.empty(); }
   std::size_t size() const { return files_.size(); }
+  std::vector<std::string> listing() override;
 
  protected:
   std::unique_ptr<ByteSource> find(const std::string& key) override;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "formats/textures.hpp"
 
 namespace sceneria::e3d {
 namespace {
@@ -79,6 +80,13 @@ ojson ModelDocument::summary(std::size_t) const {
   j["indices"] = indices();
   j["textures"] = texture_count();
   j["counts"] = {{"submodels", m_.submodels.size()}, {"vertices", vertices()}, {"indices", indices()}, {"textures", texture_count()}};
+  j["textures_loaded"] = loaded_.size();
+  if (!skin_sets_.empty()) {
+    j["skin_set"] = display_text(skin_set_);
+    auto sets = ojson::array();
+    for (const std::string& set : skin_sets_) sets.push_back(display_text(set));
+    j["skin_sets"] = std::move(sets);
+  }
   auto structure = ojson::array();
   structure.push_back({{"name", "E3D0"}, {"offset", 0}, {"size", size_ - m_.trailing.size()}});
   for (const ChunkInfo& c : m_.chunks) structure.push_back({{"name", std::string(c.id.data(), 4)}, {"offset", c.offset}, {"size", c.size}});
@@ -175,7 +183,13 @@ Result<scene::Scene> ModelDocument::scene() const {
     scene::Material look;
     look.name = display_text(m_.material_of(sub));
     look.color = rgba8(sub.diffuse, 1.0f);
-    if (sub.texture > 0 && m_.material_of(sub) != "colored") look.texture = s.add_texture(m_.material_of(sub));
+    if (auto it = loaded_.find(look_name(sub)); it != loaded_.end()) {
+      look.texture = s.add_texture(it->first);
+      if (s.textures[look.texture].levels.empty()) s.textures[look.texture] = it->second, s.textures[look.texture].name = it->first;
+      look.color = 0xFFFFFFFFu;  // a textured submodel's diffuse is a lighting term, not a tint
+    } else if (sub.texture > 0 && m_.material_of(sub) != "colored") {
+      look.texture = s.add_texture(m_.material_of(sub));  // named, not found: drawn in its colour
+    }
     if (sub.flags & flag::translucent && !(sub.flags & flag::opaque)) look.alpha = scene::Material::Alpha::blend;
     mesh.parts.push_back({s.add_material(look), 0, static_cast<std::uint32_t>(mesh.indices.size())});
     mesh.bounds_min = lo, mesh.bounds_max = hi;
@@ -226,6 +240,59 @@ std::uint64_t ModelDocument::indices() const {
   std::uint64_t n = 0;
   for (const Submodel& s : m_.submodels) n += static_cast<std::uint64_t>(std::max(0, s.index_count));
   return n;
+}
+
+}  // namespace sceneria::e3d
+
+namespace sceneria::e3d {
+
+std::string ModelDocument::look_name(const Submodel& s) const {
+  if (s.texture < 0) return fmt::format("skin {}", -s.texture);
+  return m_.material_of(s);
+}
+
+void ModelDocument::load_textures(AssetResolver& assets, std::string_view base, std::string_view skin_set) {
+  loaded_.clear(), missing_.clear(), skin_sets_.clear();
+  std::vector<std::string> tried;
+  const auto load = [&](const std::string& look, std::string_view folder, std::string_view name) {
+    if (loaded_.count(look) || std::find(tried.begin(), tried.end(), look) != tried.end()) return;
+    tried.push_back(look);
+    std::string why;
+    if (auto t = load_material_texture(assets, folder, name, &why)) loaded_.emplace(look, std::move(*t));
+    else missing_.push_back(look.rfind("skin ", 0) == 0 ? fmt::format("{} (replaceable {})", why, look) : why);
+  };
+  bool skins = false;
+  for (const Submodel& s : m_.submodels) {
+    if (s.type != triangles || s.vertex_count <= 0) continue;
+    if (s.texture < 0) skins = true;
+    if (s.texture > 0 && m_.material_of(s) != "colored") load(look_name(s), base, m_.material_of(s));
+  }
+  if (!skins) return;
+  // Skin sets: "<set>,<n>" files (a .mat or an image) anywhere among the files, by folder and set.
+  std::map<std::string, std::string> sets;  // set path (folder/set) -> folder
+  for (const std::string& path : assets.listing()) {
+    const auto slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string file = path.substr(folder.size());
+    const auto comma = file.rfind(',');
+    const auto dot = file.rfind('.');
+    if (comma == std::string::npos || dot == std::string::npos || dot < comma + 2) continue;
+    const std::string n = file.substr(comma + 1, dot - comma - 1);
+    if (n.size() != 1 || n[0] < '1' || n[0] > '4') continue;
+    sets.emplace(folder + file.substr(0, comma), folder);
+  }
+  for (const auto& [set, folder] : sets) skin_sets_.push_back(set);
+  if (sets.empty()) {
+    missing_.push_back("no skin set among the files (\"<name>,1.dds\" or \"<name>,1.mat\" gives replaceable skin 1)");
+    return;
+  }
+  auto chosen = sets.begin();
+  for (auto it = sets.begin(); it != sets.end(); ++it)
+    if (!skin_set.empty() && (iequals(it->first, skin_set) || iends_with(it->first, "/" + std::string(skin_set)))) chosen = it;
+  skin_set_ = chosen->first;
+  const std::string name = chosen->first.substr(chosen->second.size());
+  for (const Submodel& s : m_.submodels)
+    if (s.texture < 0 && s.texture >= -4) load(look_name(s), chosen->second, fmt::format("{},{}", name, -s.texture));
 }
 
 }  // namespace sceneria::e3d

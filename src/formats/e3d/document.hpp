@@ -2,10 +2,13 @@
 // An E3D model behind the Document interface: the submodel tree (the "submodels" list), its
 // textures, and a scene with one mesh per submodel with geometry, placed by its world matrix.
 // A T3D model converts to E3D and opens as one of these with its own summary.
+#include <map>
+
 #include <glm/glm.hpp>
 
 #include "formats/document.hpp"
 #include "formats/e3d/e3d.hpp"
+#include "io/assets.hpp"
 
 namespace sceneria::e3d {
 
@@ -26,6 +29,13 @@ class ModelDocument : public Document {
   // a vehicle's part.
   Result<scene::Scene> scene() const override;
   Result<ojson> dump() const override { return Error{Errc::bad_value, 0, "E3D has no JSON form yet"}; }
+  std::vector<std::string> missing_assets() const override { return missing_; }
+
+  // The textures its materials name, found as the engine finds them from the model's folder
+  // `base` (a `.mat` first, then the image), and its replaceable skins from a skin set among the
+  // files: "<set>,<n>.mat" or an image "<set>,<n>.dds" and the like gives skin n. `skin_set`
+  // picks one by name; empty: the first there is. What cannot be found is listed as missing.
+  void load_textures(AssetResolver& assets, std::string_view base, std::string_view skin_set = {});
 
  protected:
   std::uint64_t list_size(std::string_view list) const;
@@ -34,9 +44,14 @@ class ModelDocument : public Document {
   std::uint64_t indices() const;
   // Textures named (TEX0 without its empty first entry).
   std::uint64_t texture_count() const { return m_.textures.empty() ? 0 : m_.textures.size() - 1; }
+  // The scene's material name of a submodel: the TEX0 path, "colored", or "skin n".
+  std::string look_name(const Submodel& s) const;
   Model m_;
   std::uint64_t size_;
   std::vector<glm::dmat4> world_;
+  std::map<std::string, scene::Texture> loaded_;  // by look_name
+  std::vector<std::string> missing_, skin_sets_;
+  std::string skin_set_;
 };
 
 }  // namespace sceneria::e3d

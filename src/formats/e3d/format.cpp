@@ -5,20 +5,23 @@
 #include <fmt/format.h>
 
 #include "formats/e3d/document.hpp"
+#include "formats/textures.hpp"
 
 namespace sceneria::e3d {
 namespace {
 
 bool probe(std::span<const std::uint8_t> head, std::string_view) { return head.size() >= 8 && std::memcmp(head.data(), "E3D0", 4) == 0; }
 
-Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions&) {
+Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
   if (source.size() > (std::uint64_t{1} << 31))
     return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte model is too big to read", source.name(), source.size())};
   auto bytes = read_shared(source);
   if (!bytes) return bytes.error();
   auto model = read_model(bytes->view);
   if (!model) return model.error();
-  return std::unique_ptr<Document>(new ModelDocument(std::move(model).value(), bytes->view.size()));
+  auto doc = std::make_unique<ModelDocument>(std::move(model).value(), bytes->view.size());
+  if (options.assets) doc->load_textures(*options.assets, folder_of(source.name()), options.skin_set);
+  return std::unique_ptr<Document>(std::move(doc));
 }
 
 Result<std::vector<std::uint8_t>> write_e3d(const Document& d, const WriteOptions&) {

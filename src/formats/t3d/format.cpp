@@ -8,6 +8,7 @@
 #include "formats/e3d/document.hpp"
 #include "formats/scenery/tokenizer.hpp"
 #include "formats/t3d/t3d.hpp"
+#include "formats/textures.hpp"
 
 namespace sceneria::t3d {
 namespace {
@@ -79,7 +80,7 @@ bool probe(std::span<const std::uint8_t> head, std::string_view name) {
   return tok.next(t) && iequals(t.text, "parent:");
 }
 
-Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions&) {
+Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
   if (source.size() > (std::uint64_t{1} << 31))
     return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte model is too big to read", source.name(), source.size())};
   auto bytes = read_shared(source);
@@ -88,7 +89,9 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions&) {
   if (!model) return model.error();
   if (model->root < 0) return Error{Errc::bad_value, 0, "no submodel in the text (a T3D starts with Parent:)"};
   e3d::Model converted = to_e3d(*model);
-  return std::unique_ptr<Document>(new T3dDocument(std::move(model).value(), std::move(converted), bytes->view.size()));
+  auto doc = std::make_unique<T3dDocument>(std::move(model).value(), std::move(converted), bytes->view.size());
+  if (options.assets) doc->load_textures(*options.assets, folder_of(source.name()), options.skin_set);
+  return std::unique_ptr<Document>(std::move(doc));
 }
 
 Result<std::vector<std::uint8_t>> write_e3d(const Document& d, const WriteOptions&) {

@@ -1,0 +1,10 @@
+#pragma once
+// DDS's entry in the format registry (formats/registry.cpp): a texture opens as its header and
+// mip levels, drawn on a quad.
+#include "formats/registry.hpp"
+
+namespace sceneria::dds {
+
+const Format& format();
+
+}  // namespace sceneria::dds

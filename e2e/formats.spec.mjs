@@ -326,6 +326,22 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   // The big submodel wears the red skin: its pixels are red (lit, so not 255). The model fills
   // a few percent of the frame; 1.4 % of it red measured.
   expect(red(withTextures)).toBeGreaterThan(0.007);
+  // Blocks stay compressed on the GPU where the context takes them (SwiftShader does); where it
+  // does not, the worker decodes them: never the page's thread.
+  const stats = await page.evaluate(() => window.sceneria.viewer.stats());
+  expect(stats.texturesCompressed).toBe(stats.s3tc ? 2 : 0);
+  expect(stats.texturesDecodedHere).toBe(0);
+  // The worker's decoding, as for a context without the extension: the same red skin.
+  await page.evaluate(async () => {
+    await window.sceneria.parser.configure({ decodeBlocks: true });
+    window.sceneria.lastResult.stale = true;
+  });
+  await page.setInputFiles('#folder-input', textured);
+  await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale && window.sceneria.viewer.stats().frames > 0);
+  const decoded = await page.evaluate(() => window.sceneria.viewer.stats());
+  expect(decoded.texturesCompressed).toBe(0);
+  expect(decoded.texturesDecodedHere).toBe(0);
+  expect(red(await framePixels(page))).toBeGreaterThan(0.007);
 
   // The same model alone: no skin, no texture, drawn in its colours; the frame is another.
   const bare = join(base, 'Bare');

@@ -40,6 +40,16 @@ val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
   return out;
 }
 
+// Whether the page's WebGL context lacks WEBGL_compressed_texture_s3tc (Parser.configure): then
+// block-compressed textures are decoded here, in the worker, before a scene is handed over.
+bool g_decode_blocks = false;
+void set_decode_blocks(bool on) { g_decode_blocks = on; }
+
+val scene_array(sceneria::scene::Scene scene) {
+  if (g_decode_blocks) sceneria::scene::decode_block_textures(scene);
+  return to_uint8_array(sceneria::scene::serialize(scene));
+}
+
 // Strings from files may not be UTF-8 even after display conversion; never throw.
 std::string to_text(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -167,7 +177,7 @@ class DocumentBinding {
     if (!document_) return val::null();
     auto scene = document_->scene();
     if (!scene) return val::null();
-    return to_uint8_array(sceneria::scene::serialize(*scene));
+    return scene_array(std::move(*scene));
   }
   // What loads after the first view: {delta: scene bytes of the next piece nearest (x, y, z), or
   // null; staging: whether more is to come}. The first call reads the rest of the document, so
@@ -176,7 +186,7 @@ class DocumentBinding {
     val out = val::object();
     std::optional<sceneria::scene::Scene> delta;
     if (document_) delta = document_->next_stage({x, y, z});
-    out.set("delta", delta ? to_uint8_array(sceneria::scene::serialize(*delta)) : val::null());
+    out.set("delta", delta ? scene_array(std::move(*delta)) : val::null());
     out.set("staging", document_ && document_->staging());
     return out;
   }
@@ -271,7 +281,7 @@ class StreamBinding {
     out["grid"] = {{"cell", grid.cell}, {"centre", grid.centre}};
     return to_text(out);
   }
-  val staticScene() { return to_uint8_array(sceneria::scene::serialize(stream_->static_scene())); }
+  val staticScene() { return scene_array(stream_->static_scene()); }
   // {"reads":[{begin,end,parts:[{row,col,begin,end}]}],"cancel":[{row,col}],"evict":[{row,col}],…}:
   // the sections to fetch as reads (stream::plan_reads: alone until the nearest are in, then merged).
   std::string update(double x, double y, double z) {
@@ -343,7 +353,7 @@ class StreamBinding {
   val applyOne(double x, double y, double z) {
     auto delta = stream_->apply_one({x, y, z});
     if (!delta) return val::null();
-    return to_uint8_array(sceneria::scene::serialize(*delta));
+    return scene_array(std::move(*delta));
   }
   std::string rows(const std::string& list, double first, double count) const {
     return to_text(stream_->rows(list, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
@@ -407,6 +417,9 @@ class Viewer {
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
     out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
+    out.set("s3tc", s.s3tc);
+    out.set("texturesCompressed", s.textures_compressed);
+    out.set("texturesDecodedHere", s.textures_decoded_here);
     out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
     return out;
   }
@@ -512,6 +525,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("write", &DocumentBinding::write);
   emscripten::function("demoFile", &demo_file);
   emscripten::function("materialBoard", &material_board);
+  emscripten::function("setDecodeBlocks", &set_decode_blocks);
   emscripten::function("formats", &formats);
   emscripten::function("detect", &detect);
   emscripten::function("bakeTree", &bake_tree);

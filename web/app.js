@@ -753,6 +753,9 @@ window.addEventListener('hashchange', () => openLink(location.hash));
 startViewer($('canvas')).then((v) => {
   viewer = v;
   window.sceneria.viewer = v;
+  // Block-compressed textures stay compressed where the context takes them; else the worker
+  // decodes them (before this answer arrives, the renderer does).
+  parser.configure({ decodeBlocks: !v.stats().s3tc });
   if (pendingScene) loadScene(pendingScene);
   if (streaming) viewer.startAt(...streaming.start);
   if (pendingView) applyView(pendingView);

@@ -44,6 +44,12 @@ export class Parser {
   inspect(file, onProgress, assets = []) {
     return this.#request({ kind: 'file', name: file.name, file, assets }, onProgress);
   }
+  // Settings for what the worker hands over. `decodeBlocks`: the viewer's WebGL context has no
+  // WEBGL_compressed_texture_s3tc (viewer.stats().s3tc false), so BC1-3 textures are decoded to
+  // RGBA8 in the worker rather than on the page's thread.
+  configure({ decodeBlocks = false } = {}) {
+    return this.#request({ kind: 'configure', decodeBlocks });
+  }
   // The registry: {formats: [{id, name, extensions, reads, streams, writes}], accept: ".eu7,…"}.
   formats() {
     return this.#request({ kind: 'formats' });

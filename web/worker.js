@@ -296,6 +296,9 @@ async function handle(request, progress) {
   // Record lists come from the stream's header when a scenery was opened by URL.
   const source = stream && stream.doc === documentId ? stream.wasm : document;
   switch (request.kind) {
+    case 'configure':
+      m.setDecodeBlocks(!!request.decodeBlocks);
+      return { ok: true };
     case 'camera':
       if (stream) return cameraTick(request);
       return stageTick(request);

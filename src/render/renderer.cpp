@@ -255,6 +255,13 @@ bool Renderer::init(std::string& error) {
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
+  // Emscripten lists the WebGL extensions it enabled, with and without a GL_ prefix.
+  GLint count = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &count);
+  for (GLint i = 0; i < count && !s3tc_; ++i)
+    if (const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i))))
+      s3tc_ = std::strstr(name, "compressed_texture_s3tc") != nullptr && std::strstr(name, "srgb") == nullptr;
+  stats_.s3tc = s3tc_;  // known before the first frame: the page asks at once
   return true;
 }
 
@@ -310,6 +317,7 @@ void Renderer::release_scene() {
   for (unsigned t : textures_)
     if (t) glDeleteTextures(1, &t);
   textures_.clear();
+  textures_compressed_ = textures_decoded_here_ = 0;
   scene_bytes_ = 0;
   scene_ = nullptr;
   prepared_ = {};
@@ -363,19 +371,58 @@ void Renderer::upload_batches(std::size_t s) {
   glBindVertexArray(0);
 }
 
+namespace {
+
+// The EXT_texture_compression_s3tc formats (not in the GLES3 headers).
+constexpr GLenum kRgbaS3tcDxt1 = 0x83F1, kRgbaS3tcDxt3 = 0x83F2, kRgbaS3tcDxt5 = 0x83F3;
+
+void sampling(int levels) {
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+}
+
+}  // namespace
+
 void Renderer::upload_textures() {
+  using Format = scene::Texture::Format;
   for (std::size_t k = textures_.size(); k < scene_->textures.size(); ++k) {
     const scene::Texture& t = scene_->textures[k];
     unsigned id = 0;
-    // Block-compressed textures are decoded here so every WebGL2 device can draw them; the
-    // extension path (WEBGL_compressed_texture_s3tc) can keep them compressed later.
+    const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
+    // Blocks go to the GPU as they are where the context takes them; WebGL wants level 0 in whole
+    // blocks (a 250x250 texture is decoded instead).
+    if (blocks && s3tc_ && !t.levels.empty() && t.width % 4 == 0 && t.height % 4 == 0) {
+      const GLenum format = t.format == Format::bc1 ? kRgbaS3tcDxt1 : t.format == Format::bc2 ? kRgbaS3tcDxt3 : kRgbaS3tcDxt5;
+      const std::size_t block = t.format == Format::bc1 ? 8 : 16;
+      glGenTextures(1, &id);
+      glBindTexture(GL_TEXTURE_2D, id);
+      int levels = 0;
+      for (std::uint32_t w = t.width, h = t.height; levels < static_cast<int>(t.levels.size()); w = std::max(1u, w / 2), h = std::max(1u, h / 2)) {
+        const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
+        const auto& level = t.levels[static_cast<std::size_t>(levels)];
+        if (level.size() < need) break;
+        glCompressedTexImage2D(GL_TEXTURE_2D, levels, format, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 0, static_cast<GLsizei>(need), level.data());
+        scene_bytes_ += need;
+        ++levels;
+        if (w == 1 && h == 1) break;
+      }
+      if (levels == 1) glGenerateMipmap(GL_TEXTURE_2D);  // not for compressed formats in GLES: one level then
+      sampling(levels == 1 ? 1 : levels);
+      if (levels == 1) glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+      ++textures_compressed_;
+      textures_.push_back(id);
+      continue;
+    }
     std::vector<std::uint8_t> decoded;
     const std::vector<std::uint8_t>* pixels = nullptr;
-    if (t.format == scene::Texture::Format::rgba8 && !t.levels.empty()) {
+    if (t.format == Format::rgba8 && !t.levels.empty()) {
       pixels = &t.levels[0];
-    } else if (t.format != scene::Texture::Format::none && !t.levels.empty()) {
+    } else if (blocks && !t.levels.empty()) {
       decoded = scene::decode_blocks(t.format, t.width, t.height, t.levels[0]);
-      if (!decoded.empty()) pixels = &decoded;
+      if (!decoded.empty()) pixels = &decoded, ++textures_decoded_here_;
     }
     if (pixels && t.width && t.height && pixels->size() >= std::size_t{t.width} * t.height * 4) {
       glGenTextures(1, &id);
@@ -384,10 +431,7 @@ void Renderer::upload_textures() {
       glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(t.width), static_cast<GLsizei>(t.height), 0, GL_RGBA,
                    GL_UNSIGNED_BYTE, pixels->data());
       glGenerateMipmap(GL_TEXTURE_2D);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+      sampling(1000);
       scene_bytes_ += std::size_t{t.width} * t.height * 4 * 4 / 3;
     }
     textures_.push_back(id);
@@ -581,6 +625,8 @@ void Renderer::plan_and_upload(const CameraMatrices& camera) {
 
 void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_ = {};
+  stats_.s3tc = s3tc_;
+  stats_.textures_compressed = textures_compressed_, stats_.textures_decoded_here = textures_decoded_here_;
   viewport_h_ = height;
   const auto started = std::chrono::steady_clock::now();
   if (scene_) plan_and_upload(camera);

@@ -23,6 +23,11 @@ struct FrameStats {
   std::uint32_t meshes_drawn = 0;
   std::uint64_t gpu_bytes = 0;  // buffers this renderer holds
   double plan_ms = 0;           // CPU: culling + instance packing
+  // Textures of the scene: kept block-compressed on the GPU (WEBGL_compressed_texture_s3tc), or
+  // decoded here because blocks came although the extension is missing (the parse worker decodes
+  // them when told the extension is missing, so this stays 0 then).
+  std::uint32_t textures_compressed = 0, textures_decoded_here = 0;
+  bool s3tc = false;            // the context can take BC1-3 blocks
 };
 
 class Renderer {
@@ -79,6 +84,8 @@ class Renderer {
   void upload_batches(std::size_t section);
   void upload_meshes();  // meshes (and textures) the scene has beyond those uploaded
   void upload_textures();
+  bool s3tc_ = false;
+  std::uint32_t textures_compressed_ = 0, textures_decoded_here_ = 0;
   // One part of a mesh over its visible instances, with its material's state.
   void draw_part(std::size_t mesh, const scene::Part& part, bool ids);
 

@@ -250,6 +250,20 @@ std::vector<std::uint8_t> decode_blocks(Texture::Format format, std::uint32_t wi
   return out;
 }
 
+void decode_block_textures(Scene& scene) {
+  for (Texture& t : scene.textures) {
+    if (t.format == Texture::Format::none || t.format == Texture::Format::rgba8 || t.levels.empty()) continue;
+    auto pixels = decode_blocks(t.format, t.width, t.height, t.levels[0]);
+    t.levels.clear();
+    if (pixels.empty()) {
+      t.format = Texture::Format::none;  // blocks that do not cover the size: drawn in its colour
+      continue;
+    }
+    t.format = Texture::Format::rgba8;
+    t.levels.push_back(std::move(pixels));
+  }
+}
+
 std::uint32_t color_for_name(std::string_view name) {
   std::uint32_t h = 2166136261u;  // FNV-1a
   for (char ch : name) h = (h ^ static_cast<std::uint8_t>(ch)) * 16777619u;

@@ -191,6 +191,9 @@ Mesh box_mesh(std::string name, const glm::vec3& lo, const glm::vec3& hi, std::u
 // extension. `blocks` must hold ceil(w/4)*ceil(h/4) blocks; otherwise nothing is decoded.
 std::vector<std::uint8_t> decode_blocks(Texture::Format format, std::uint32_t width, std::uint32_t height,
                                         std::span<const std::uint8_t> blocks);
+// Every block-compressed texture of the scene as RGBA8 (level 0; the renderer makes the mips):
+// for a context without WEBGL_compressed_texture_s3tc, done where the scene is built.
+void decode_block_textures(Scene& scene);
 // A stable, pleasant colour for a name (proxy boxes, materials without lighting).
 std::uint32_t color_for_name(std::string_view name);
 

@@ -347,3 +347,45 @@ TEST(T3d, BrokenTextsAreRefusedWithLineAndColumn) {
 
 }  // namespace
 }  // namespace sceneria::t3d
+
+namespace sceneria::t3d {
+namespace {
+
+// The converter's other vertex chunks, read back by the E3D reader: packed (VNT1), packed with
+// user data (VNT5), and VNT0 for a model with nothing indexed (stars and a light).
+TEST(T3d, EveryVertexChunkTheConverterWritesReadsBack) {
+  const std::string tri = "NumVerts: 3\n0\n1 2 3 0 0.5\n2 2 3 1 0\n1 3 3 0 1\n";
+  const Options packed{.vehicle = false, .float_vertices = false};
+  {
+    const e3d::Model e = to_e3d(read_ok(mesh("m", "none", tri), packed), packed);
+    EXPECT_EQ(e.vertex_variant, 1);
+    const auto back = e3d::read_model(e3d::write_model(e));
+    ASSERT_TRUE(back.ok());
+    const e3d::Vertex v = back->vertex(0);
+    EXPECT_EQ(v.position, (std::array<float, 3>{-1, 3, 2}));  // halves hold small integers exactly
+    EXPECT_EQ(v.uv, (std::array<float, 2>{0, 0.5f}));
+    EXPECT_NEAR(v.normal[1], 1.0f, 1.0f / 511);  // the face normal (0,0,1) rotated: (0,1,0)
+  }
+  {
+    const std::string user = mesh("u", "none", "UserData: true\n" + tri + "1 2 3 4 5 6 7 8 9 10 11 12");
+    const e3d::Model e = to_e3d(read_ok(user, packed), packed);
+    EXPECT_EQ(e.vertex_variant, 5);
+    EXPECT_EQ(e.vertex_stride(), 28u);
+    EXPECT_EQ(e.vertex(2).user, (std::array<float, 4>{9, 10, 11, 12}));
+  }
+  {
+    const std::string sky =
+        "Parent: none\nType: Stars\nName: sky\nAnim: false\nDiffuse: 255 255 255\nSelfIllum: 0\nMaxDistance: 0\nMinDistance: 0\n"
+        "Transform: 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\nNumVerts: 3\n0\n1 2 3 255 0\n4 5 6 65280 0\n7 8 9 16711680 0\n";
+    const e3d::Model e = to_e3d(read_ok(sky, {.vehicle = false}), {.vehicle = false});
+    EXPECT_EQ(e.vertex_variant, 0);
+    EXPECT_EQ(e.index_size, 0);
+    ASSERT_EQ(e.submodels.size(), 1u);
+    EXPECT_EQ(e.submodels[0].type, e3d::stars);
+    EXPECT_EQ(e.vertex(1).position, (std::array<float, 3>{-4, 6, 5}));
+    EXPECT_EQ(e.vertex(1).normal, (std::array<float, 3>{0, 1, 0}));  // the colour, green, not rotated
+  }
+}
+
+}  // namespace
+}  // namespace sceneria::t3d

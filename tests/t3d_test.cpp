@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include "formats/e3d/e3d.hpp"
 #include "formats/e3d/record.hpp"
+#include "formats/registry.hpp"
 #include "formats/t3d/t3d.hpp"
 #include "sample_files.hpp"
 
@@ -385,6 +387,37 @@ TEST(T3d, EveryVertexChunkTheConverterWritesReadsBack) {
     EXPECT_EQ(e.vertex(1).position, (std::array<float, 3>{-4, 6, 5}));
     EXPECT_EQ(e.vertex(1).normal, (std::array<float, 3>{0, 1, 0}));  // the colour, green, not rotated
   }
+}
+
+}  // namespace
+}  // namespace sceneria::t3d
+
+namespace sceneria::t3d {
+namespace {
+
+// Opened as a document, a model's lights and stars are drawn as markers: an octahedron at each
+// point, in the light's colour; each one a record.
+TEST(T3d, LightsAndStarsAreDrawnAsMarkers) {
+  const std::string text =
+      "Parent: none\nType: FreeSpotLight\nName: lamp\nAnim: false\nDiffuse: 255 128 0\nSelfIllum: true\n"
+      "NearAttenStart: 1 a: 2 b: 0 c: 0 d: 50 e: 60 f: 30\nMaxDistance: 100\nMinDistance: 0\nTransform: 1 0 0 0 0 1 0 0 0 0 1 0 5 0 0 1\n"
+      "Parent: none\nType: Stars\nName: sky\nAnim: false\nDiffuse: 255 255 255\nSelfIllum: 0\nMaxDistance: 0\nMinDistance: 0\n"
+      "Transform: 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\nNumVerts: 3\n0\n1 2 3 255 0\n4 5 6 65280 0\n7 8 9 16711680 0\n";
+  MemorySource source(sceneria::t3d::text(text), "markers.t3d");
+  auto doc = open_document(source);
+  ASSERT_TRUE(doc.ok()) << doc.error().describe();
+  EXPECT_EQ((*doc)->format_id(), "t3d");
+  auto scene = (*doc)->scene();
+  ASSERT_TRUE(scene.ok());
+  ASSERT_EQ(scene->meshes.size(), 2u);
+  std::map<std::string, const scene::Mesh*> by_name;
+  for (const auto& m : scene->meshes) by_name[m.name] = &m;
+  ASSERT_TRUE(by_name.count("lamp") && by_name.count("sky"));
+  EXPECT_EQ(by_name["lamp"]->positions.size(), 6u);
+  EXPECT_EQ(by_name["sky"]->positions.size(), 18u);
+  EXPECT_EQ(by_name["sky"]->indices.size(), 72u);
+  EXPECT_EQ(scene->materials.at(by_name["lamp"]->parts[0].material).color, 0xFF0080FFu);  // RGBA8 little-endian: r 255, g 128, b 0
+  EXPECT_EQ(scene->objects.size(), 2u);
 }
 
 }  // namespace

@@ -154,44 +154,77 @@ ojson ModelDocument::record(std::string_view list, std::uint64_t index) const {
   return r;
 }
 
+// Lights and points have no surface: a small octahedron marks each (up to 4096; a star shows
+// its colour, white here, a light its diffuse colour).
+scene::Mesh ModelDocument::marker_mesh(const Submodel& sub, scene::Scene& s) const {
+  scene::Mesh mesh;
+  const float r = sub.type == free_spotlight ? 0.06f : 0.03f;
+  const glm::vec3 corner[6] = {{r, 0, 0}, {-r, 0, 0}, {0, r, 0}, {0, -r, 0}, {0, 0, r}, {0, 0, -r}};
+  static const std::uint32_t kFaces[24] = {0, 2, 4, 4, 2, 1, 1, 2, 5, 5, 2, 0, 4, 3, 0, 1, 3, 4, 5, 3, 1, 0, 3, 5};
+  const std::int32_t shown = std::min(sub.vertex_count, 4096);
+  for (std::int32_t v = 0; v < shown; ++v) {
+    const Vertex x = m_.vertex(static_cast<std::size_t>(sub.vertex_offset) + static_cast<std::size_t>(v));
+    const glm::vec3 p(x.position[0], x.position[1], x.position[2]);
+    const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+    for (const glm::vec3& c : corner) {
+      mesh.positions.push_back(p + c);
+      mesh.normals.push_back(glm::normalize(c));
+      mesh.uvs.emplace_back(0.0f, 0.0f);
+    }
+    for (std::uint32_t k : kFaces) mesh.indices.push_back(base + k);
+  }
+  scene::Material look;
+  look.name = sub.type == free_spotlight ? "light" : sub.type == stars ? "stars" : "points";
+  look.color = sub.type == stars ? 0xFFFFFFFFu : rgba8(sub.diffuse, 1.0f);
+  mesh.parts.push_back({s.add_material(look), 0, static_cast<std::uint32_t>(mesh.indices.size())});
+  return mesh;
+}
+
+// Its triangles as stored (indexed, or the vertex block itself), with its material: the loaded
+// texture (or skin) when there is one.
+scene::Mesh ModelDocument::triangle_mesh(const Submodel& sub, scene::Scene& s) const {
+  scene::Mesh mesh;
+  const auto first = static_cast<std::size_t>(sub.vertex_offset);
+  for (std::int32_t v = 0; v < sub.vertex_count; ++v) {
+    const Vertex x = m_.vertex(first + static_cast<std::size_t>(v));
+    glm::vec3 n(x.normal[0], x.normal[1], x.normal[2]);
+    const float len = glm::length(n);
+    n = len > 1e-12f && std::isfinite(len) ? n / len : glm::vec3(0, 1, 0);  // VNT0 normals may be non-unit
+    mesh.positions.emplace_back(x.position[0], x.position[1], x.position[2]);
+    mesh.normals.push_back(n);
+    mesh.uvs.emplace_back(x.uv[0], x.uv[1]);
+  }
+  if (sub.index_count > 0)
+    for (std::int32_t k = 0; k < sub.index_count; ++k) mesh.indices.push_back(m_.index(static_cast<std::size_t>(sub.index_offset + k)));
+  else
+    for (std::int32_t k = 0; k < sub.vertex_count / 3 * 3; ++k) mesh.indices.push_back(static_cast<std::uint32_t>(k));
+  scene::Material look;
+  look.name = display_text(m_.material_of(sub));
+  look.color = rgba8(sub.diffuse, 1.0f);
+  if (auto it = loaded_.find(look_name(sub)); it != loaded_.end()) {
+    look.texture = s.add_texture(it->first);
+    if (s.textures[look.texture].levels.empty()) s.textures[look.texture] = it->second, s.textures[look.texture].name = it->first;
+    look.color = 0xFFFFFFFFu;  // a textured submodel's diffuse is a lighting term, not a tint
+  } else if (sub.texture > 0 && m_.material_of(sub) != "colored") {
+    look.texture = s.add_texture(m_.material_of(sub));  // named, not found: drawn in its colour
+  }
+  if (sub.flags & flag::translucent && !(sub.flags & flag::opaque)) look.alpha = scene::Material::Alpha::blend;
+  mesh.parts.push_back({s.add_material(look), 0, static_cast<std::uint32_t>(mesh.indices.size())});
+  return mesh;
+}
+
 Result<scene::Scene> ModelDocument::scene() const {
   scene::Scene s;
   s.grid = {.cell = 1000.0, .centre = 250, .cells = 500};
   const std::uint32_t kind = s.add_kind("submodels");
   for (std::size_t i = 0; i < m_.submodels.size(); ++i) {
     const Submodel& sub = m_.submodels[i];
-    if (sub.type != triangles || sub.vertex_count <= 0 || m_.hidden_by_default(sub, true)) continue;
-    scene::Mesh mesh;
+    const bool marker = sub.type == free_spotlight || sub.type == points || sub.type == stars;
+    if ((sub.type != triangles && !marker) || sub.vertex_count <= 0 || m_.hidden_by_default(sub, true)) continue;
+    scene::Mesh mesh = marker ? marker_mesh(sub, s) : triangle_mesh(sub, s);
     mesh.name = display_text(m_.name_of(sub));
-    const auto first = static_cast<std::size_t>(sub.vertex_offset);
     glm::vec3 lo(INFINITY), hi(-INFINITY);
-    for (std::int32_t v = 0; v < sub.vertex_count; ++v) {
-      const Vertex x = m_.vertex(first + static_cast<std::size_t>(v));
-      const glm::vec3 p(x.position[0], x.position[1], x.position[2]);
-      glm::vec3 n(x.normal[0], x.normal[1], x.normal[2]);
-      const float len = glm::length(n);
-      n = len > 1e-12f && std::isfinite(len) ? n / len : glm::vec3(0, 1, 0);  // VNT0 normals may be non-unit
-      mesh.positions.push_back(p);
-      mesh.normals.push_back(n);
-      mesh.uvs.emplace_back(x.uv[0], x.uv[1]);
-      lo = glm::min(lo, p), hi = glm::max(hi, p);
-    }
-    if (sub.index_count > 0)
-      for (std::int32_t k = 0; k < sub.index_count; ++k) mesh.indices.push_back(m_.index(static_cast<std::size_t>(sub.index_offset + k)));
-    else
-      for (std::int32_t k = 0; k < sub.vertex_count / 3 * 3; ++k) mesh.indices.push_back(static_cast<std::uint32_t>(k));
-    scene::Material look;
-    look.name = display_text(m_.material_of(sub));
-    look.color = rgba8(sub.diffuse, 1.0f);
-    if (auto it = loaded_.find(look_name(sub)); it != loaded_.end()) {
-      look.texture = s.add_texture(it->first);
-      if (s.textures[look.texture].levels.empty()) s.textures[look.texture] = it->second, s.textures[look.texture].name = it->first;
-      look.color = 0xFFFFFFFFu;  // a textured submodel's diffuse is a lighting term, not a tint
-    } else if (sub.texture > 0 && m_.material_of(sub) != "colored") {
-      look.texture = s.add_texture(m_.material_of(sub));  // named, not found: drawn in its colour
-    }
-    if (sub.flags & flag::translucent && !(sub.flags & flag::opaque)) look.alpha = scene::Material::Alpha::blend;
-    mesh.parts.push_back({s.add_material(look), 0, static_cast<std::uint32_t>(mesh.indices.size())});
+    for (const glm::vec3& p : mesh.positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
     mesh.bounds_min = lo, mesh.bounds_max = hi;
     const std::uint32_t mesh_id = static_cast<std::uint32_t>(s.meshes.size());
     s.meshes.push_back(std::move(mesh));

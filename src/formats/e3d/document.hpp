@@ -44,6 +44,8 @@ class ModelDocument : public Document {
   std::uint64_t indices() const;
   // Textures named (TEX0 without its empty first entry).
   std::uint64_t texture_count() const { return m_.textures.empty() ? 0 : m_.textures.size() - 1; }
+  scene::Mesh marker_mesh(const Submodel& sub, scene::Scene& s) const;
+  scene::Mesh triangle_mesh(const Submodel& sub, scene::Scene& s) const;
   // The scene's material name of a submodel: the TEX0 path, "colored", or "skin n".
   std::string look_name(const Submodel& s) const;
   Model m_;

@@ -1,0 +1,106 @@
+// Model and texture throughput, the same code natively and as WebAssembly: every sample model read
+// (E3D), read and converted as the engine's converter does (T3D), opened into a document and
+// its scene built (meshes and materials, what the viewer draws), and every sample DDS read and
+// its blocks decoded to RGBA8 (the worker's work for a context without S3TC). Prints one JSON
+// line; bench/model-run.mjs runs both builds side by side and prints ratios.
+//   sceneria_model_bench --dir SAMPLES/maszyna/models [--repeat R]
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench_clock.hpp"
+#include "formats/dds/dds.hpp"
+#include "formats/e3d/e3d.hpp"
+#include "formats/registry.hpp"
+#include "formats/t3d/t3d.hpp"
+
+using namespace sceneria;
+using namespace sceneria::bench;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::uint8_t> read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Best of `repeat` runs of f over every input, in ms.
+template <class F>
+double best(int repeat, F&& f) {
+  double b = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t = Clock::now();
+    f();
+    b = std::min(b, ms_since(t));
+  }
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir;
+  int repeat = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
+  }
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> e3d, t3d, dds;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string ext = e.path().extension().string();
+    if (ext == ".e3d") e3d.emplace_back(e.path().filename().string(), read(e.path()));
+    else if (ext == ".t3d") t3d.emplace_back(e.path().filename().string(), read(e.path()));
+    else if (ext == ".dds") dds.emplace_back(e.path().filename().string(), read(e.path()));
+  }
+  const auto bytes = [](const auto& list) {
+    std::size_t n = 0;
+    for (const auto& [name, b] : list) n += b.size();
+    return n;
+  };
+  std::size_t sink = 0, pixels = 0;
+  const double e3d_read = best(repeat, [&] {
+    for (const auto& [name, b] : e3d)
+      if (auto m = e3d::read_model(b)) sink += m->submodels.size();
+  });
+  const double e3d_scene = best(repeat, [&] {
+    for (const auto& [name, b] : e3d) {
+      MemorySource source(b, name);
+      if (auto doc = open_document(source))
+        if (auto scene = (*doc)->scene()) sink += scene->meshes.size();
+    }
+  });
+  const double t3d_convert = best(repeat, [&] {
+    for (const auto& [name, b] : t3d)
+      if (auto m = t3d::read_model(b)) sink += e3d::write_model(t3d::to_e3d(std::move(m).value())).size();
+  });
+  const double dds_read = best(repeat, [&] {
+    for (const auto& [name, b] : dds)
+      if (auto im = dds::read_image(b)) sink += dds::to_texture(*im, b, name).levels.size();
+  });
+  const double dds_decode = best(repeat, [&] {
+    pixels = 0;
+    for (const auto& [name, b] : dds)
+      if (auto im = dds::read_image(b)) {
+        scene::Scene s;
+        s.textures.push_back(dds::to_texture(*im, b, name));
+        scene::decode_block_textures(s);
+        pixels += std::size_t{im->width} * im->height;
+        sink += s.textures[0].levels.size();
+      }
+  });
+  std::printf("%s\n", fmt::format("{{\"e3d_models\":{},\"e3d_bytes\":{},\"t3d_models\":{},\"t3d_bytes\":{},\"dds_files\":{},\"dds_bytes\":{},"
+                                  "\"dds_pixels\":{},\"e3d_read_ms\":{:.3f},\"e3d_scene_ms\":{:.3f},\"t3d_convert_ms\":{:.3f},"
+                                  "\"dds_read_ms\":{:.3f},\"dds_decode_ms\":{:.3f},\"sink\":{}}}",
+                                  e3d.size(), bytes(e3d), t3d.size(), bytes(t3d), dds.size(), bytes(dds), pixels, e3d_read, e3d_scene, t3d_convert,
+                                  dds_read, dds_decode, sink)
+                          .c_str());
+  return 0;
+}

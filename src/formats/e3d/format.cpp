@@ -24,13 +24,13 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   return std::unique_ptr<Document>(std::move(doc));
 }
 
+}  // namespace
+
 Result<std::vector<std::uint8_t>> write_e3d(const Document& d, const WriteOptions&) {
   const auto* doc = dynamic_cast<const ModelDocument*>(&d);
-  if (!doc) return Error{Errc::bad_value, 0, "only an E3D model can be written as E3D (T3D conversion is not in yet)"};
+  if (!doc) return Error{Errc::bad_value, 0, "only a model (E3D or T3D) can be written as E3D"};
   return write_model(doc->model());
 }
-
-}  // namespace
 
 const Format& format() {
   static const Format f{

@@ -7,5 +7,7 @@
 namespace sceneria::e3d {
 
 const Format& format();
+// The E3D writer of every model document (an E3D as read; a T3D as the engine converts it).
+Result<std::vector<std::uint8_t>> write_e3d(const Document& document, const WriteOptions& options);
 
 }  // namespace sceneria::e3d

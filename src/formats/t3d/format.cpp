@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "formats/e3d/document.hpp"
+#include "formats/e3d/format.hpp"
 #include "formats/scenery/tokenizer.hpp"
 #include "formats/t3d/t3d.hpp"
 #include "formats/textures.hpp"
@@ -94,12 +95,6 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   return std::unique_ptr<Document>(std::move(doc));
 }
 
-Result<std::vector<std::uint8_t>> write_e3d(const Document& d, const WriteOptions&) {
-  const auto* doc = dynamic_cast<const T3dDocument*>(&d);
-  if (!doc) return Error{Errc::bad_value, 0, "not a T3D model"};
-  return e3d::write_model(doc->model());
-}
-
 }  // namespace
 
 const Format& format() {
@@ -109,7 +104,7 @@ const Format& format() {
       .extensions = {".t3d"},
       .probe = probe,
       .open = open,
-      .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", write_e3d}},
+      .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", e3d::write_e3d}},
   };
   return f;
 }

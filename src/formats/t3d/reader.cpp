@@ -376,7 +376,8 @@ class Loader {
     if (index_count <= 0 && count % 3 != 0)
       return text_error(at, fmt::format("submodel \"{}\": {} vertices is not a whole number of triangles", s.name, count));
     if (count == 0) {
-      s.type = e3d::rotator;  // no vertices: a transform only
+      s.type = e3d::rotator;  // no vertices: a transform only (indices of nothing are dropped)
+      s.indices.clear();
       return {};
     }
     if (index_count > 0) {

@@ -309,39 +309,53 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   mkdirSync(textured);
   copyFileSync(join(samplesDir, 'maszyna/models/e6acta_detale_dual_power.e3d'), join(textured, 'e6acta_detale_dual_power.e3d'));
   copyFileSync(join(samplesDir, 'maszyna/models/kratka.dds'), join(textured, 'kratka.dds'));
-  writeFileSync(join(textured, 'Red,1.dds'), solidDds(0xF800));  // skin set "red": pure red
+  writeFileSync(join(textured, 'Blue,1.dds'), solidDds(0x001F));  // skin set "blue": pure blue
+  writeFileSync(join(textured, 'Red,1.dds'), solidDds(0xF800));   // skin set "red": pure red
   await openViewer(page);
   await page.setInputFiles('#folder-input', textured);
   await page.waitForFunction(() => window.sceneria.lastResult?.name === 'e6acta_detale_dual_power.e3d');
   const summary = await page.evaluate(() => window.sceneria.lastResult.summary);
   expect(summary.textures_loaded).toBe(2);
-  expect(summary.skin_sets).toEqual(['detale/red']);
+  expect(summary.skin_sets).toEqual(['detale/blue', 'detale/red']);
+  expect(summary.skin_set).toBe('detale/blue');  // the first set, until one is chosen
   await expect(page.locator('#missing-files li')).toHaveCount(0);
-  const red = (px) => {
+  const share = (px, test) => {
     let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (px[i] > 120 && px[i + 1] < 60 && px[i + 2] < 60) n++;
+    for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
     return n / (px.length / 4);
   };
+  const red = (px) => share(px, (r, g, b) => r > 120 && g < 60 && b < 60);
+  const blue = (px) => share(px, (r, g, b) => b > 120 && r < 60 && g < 60);
+  // The big submodel wears the skin: its pixels take the skin's colour (lit, so not 255). The
+  // model fills a few percent of the frame; 1.4 % of it skin-coloured measured.
+  const first = await framePixels(page);
+  expect(blue(first)).toBeGreaterThan(0.007);
+  expect(red(first)).toBeLessThan(0.0005);
+  // The skin selector opens the same files with the other set.
+  await expect(page.locator('#skin-set option')).toHaveText(['detale/blue', 'detale/red']);
+  await page.evaluate(() => { window.sceneria.lastResult.stale = true; });
+  await page.selectOption('#skin-set', 'detale/red');
+  await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
+  expect(await page.evaluate(() => window.sceneria.lastResult.summary.skin_set)).toBe('detale/red');
   const withTextures = await framePixels(page);
-  // The big submodel wears the red skin: its pixels are red (lit, so not 255). The model fills
-  // a few percent of the frame; 1.4 % of it red measured.
   expect(red(withTextures)).toBeGreaterThan(0.007);
+  expect(blue(withTextures)).toBeLessThan(0.0005);
   // Blocks stay compressed on the GPU where the context takes them (SwiftShader does); where it
   // does not, the worker decodes them: never the page's thread.
   const stats = await page.evaluate(() => window.sceneria.viewer.stats());
   expect(stats.texturesCompressed).toBe(stats.s3tc ? 2 : 0);
   expect(stats.texturesDecodedHere).toBe(0);
-  // The worker's decoding, as for a context without the extension: the same red skin.
+  // The worker's decoding, as for a context without the extension: the same skin.
   await page.evaluate(async () => {
     await window.sceneria.parser.configure({ decodeBlocks: true });
     window.sceneria.lastResult.stale = true;
   });
-  await page.setInputFiles('#folder-input', textured);
+  await page.selectOption('#skin-set', 'detale/blue');
   await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale && window.sceneria.viewer.stats().frames > 0);
   const decoded = await page.evaluate(() => window.sceneria.viewer.stats());
   expect(decoded.texturesCompressed).toBe(0);
   expect(decoded.texturesDecodedHere).toBe(0);
-  expect(red(await framePixels(page))).toBeGreaterThan(0.007);
+  expect(blue(await framePixels(page))).toBeGreaterThan(0.007);
 
   // The same model alone: no skin, no texture, drawn in its colours; the frame is another.
   const bare = join(base, 'Bare');
@@ -351,9 +365,33 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   await page.setInputFiles('#folder-input', bare);
   await page.waitForFunction(() => window.sceneria.lastResult?.summary?.textures_loaded === 0);
   await expect(page.locator('#missing-files li')).toHaveCount(2);  // kratka, and no skin set
+  await expect(page.locator('#skin-choice')).toBeHidden();
   const plain = await framePixels(page);
-  expect(red(plain)).toBeLessThan(0.0005);
+  expect(red(plain) + blue(plain)).toBeLessThan(0.0005);
   expect(countDiffering(withTextures, plain, 60) / (plain.length / 4)).toBeGreaterThan(0.007);
+});
+
+test('a model\'s submodels that lights switch on are shown when asked for', async ({ page }) => {
+  requireSamples();
+  // interior_maszynownia.e3d: `*_on` submodels, hidden in a vehicle until its lights switch them on.
+  const rel = 'maszyna/models/interior_maszynownia.e3d';
+  const ref = JSON.parse(readFileSync(join(samplesDir, rel + '.reference-summary.json'), 'utf8'));
+  const hidden = ref.submodels.filter((s) => s.hidden_by_default.vehicle_model && s.type !== 256 && s.vertex_count > 0);
+  expect(hidden.length).toBeGreaterThan(0);
+  await openViewer(page);
+  await dropFile(page, 'interior_maszynownia.e3d', sample(rel));
+  await expect(page.locator('#hidden-choice')).toBeVisible();
+  await expect(page.locator('#show-hidden-label')).toHaveText(`Show ${hidden.length} submodels lights switch on`);
+  const before = await page.evaluate(() => window.sceneria.viewer.stats().objects);
+  await page.evaluate(() => { window.sceneria.lastResult.stale = true; });
+  await page.check('#show-hidden');
+  await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
+  await page.waitForFunction((n) => window.sceneria.viewer.stats().objects === n, before + hidden.length);
+  // Each one a record by its name: what a click on it shows.
+  const names = await page.evaluate(async (ids) => Promise.all(ids.map(async (i) => (await window.sceneria.parser.record(window.sceneria.lastResult.doc, 'submodels', i)).name)),
+                                    hidden.map((s) => s.index));
+  expect(names).toEqual(hidden.map((s) => s.name));
+  await expect(page.locator('#show-hidden')).toBeChecked();
 });
 
 test('a scenery folder opens its text, follows its includes with their parameters and lists the missing ones', async ({ page }) => {

@@ -337,3 +337,29 @@ TEST(E3d, TexturesAndSkinsAreFoundAsTheEngineFindsThem) {
 
 }  // namespace
 }  // namespace sceneria::e3d
+
+namespace sceneria::e3d {
+namespace {
+
+// The submodels lights switch on (`*_on` in a vehicle) are left out of the scene until asked for.
+TEST(E3d, HiddenSubmodelsAreDrawnWhenAskedFor) {
+  SCENERIA_REQUIRE_SAMPLES();
+  for (const char* name : {"interior_maszynownia.e3d", "kabina_a.e3d"}) {
+    SCOPED_TRACE(name);
+    const auto path = test::samples_dir() / "maszyna/models" / name;
+    const json ref = summary_of(path);
+    std::uint64_t hidden = 0;
+    for (const json& s : ref["submodels"]) hidden += s["hidden_by_default"]["vehicle_model"].get<bool>() && s["type"] != 256 && s["vertex_count"].get<int>() > 0;
+    ASSERT_GT(hidden, 0u);
+    const auto bytes = test::read_file(path);
+    MemorySource source(bytes, name);
+    auto plain = open_document(source);
+    auto shown = open_document(source, {.show_hidden = true});
+    ASSERT_TRUE(plain.ok() && shown.ok());
+    EXPECT_EQ((*plain)->summary(0)["hidden_submodels"].get<std::uint64_t>(), hidden);
+    EXPECT_EQ((*shown)->scene()->objects.size(), (*plain)->scene()->objects.size() + hidden);
+  }
+}
+
+}  // namespace
+}  // namespace sceneria::e3d

@@ -145,12 +145,14 @@ val bake_tree(const std::string& name, const val& root, const val& assets) {
 class DocumentBinding {
  public:
   // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
-  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets) {
+  // `skin`: a model's replaceable skin set ("" the first among the files); `show_hidden`: a
+  // model's submodels hidden until lights switch them on are drawn.
+  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden) {
     document_.reset();
     sceneria::MemorySource source(copy_bytes(typed_array), name);
     auto resolver = listed_assets(assets);
     // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
-    auto result = sceneria::open_document(source, {.assets = resolver.get(), .staged = true});
+    auto result = sceneria::open_document(source, {.assets = resolver.get(), .staged = true, .skin_set = skin, .show_hidden = show_hidden});
     if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
     document_ = std::move(result).value();
     return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));

@@ -346,6 +346,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   clearSelection();
   if (result.ok) {
     showSummary(name, result.summary);
+    showSkins(result.summary);
     showKinds(result.lists);
     showSaveTargets(result.summary.capabilities);
     loadScene(result.scene);
@@ -563,13 +564,39 @@ $('share').addEventListener('click', async () => {
 });
 
 // `assets`: [{path, file}] opened with it (a dropped folder, several files): what it refers to.
-function openFile(file, assets = []) {
+// `skin`: a model's skin set (the skin selector opens the same files again with another).
+let lastFiles = null;
+function openFile(file, assets = [], { skin = '', showHidden = false } = {}) {
   clearNotices();
+  lastFiles = { file, assets };
   const ticket = latest + 1;
   return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
     if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
-  }, assets));
+  }, assets, { skin, showHidden }));
 }
+// The same files again with the model choices the panel shows.
+function reopenWithChoices() {
+  if (lastFiles) openFile(lastFiles.file, lastFiles.assets, { skin: $('skin-set').value, showHidden: $('show-hidden').checked });
+}
+
+// A model's skin sets among the files opened with it (summary.skin_sets), the one in use chosen.
+function showSkins(s) {
+  const sets = s.skin_sets || [];
+  $('skin-choice').hidden = sets.length === 0;
+  $('skin-set').replaceChildren(...sets.map((set) => {
+    const option = document.createElement('option');
+    option.value = set;
+    option.textContent = set;  // a file's name: text, never HTML
+    return option;
+  }));
+  if (s.skin_set) $('skin-set').value = s.skin_set;
+  const hidden = s.hidden_submodels || 0;
+  $('hidden-choice').hidden = hidden === 0;
+  $('show-hidden').checked = Boolean(s.hidden_shown);
+  $('show-hidden-label').textContent = `Show ${number.format(hidden)} submodel${hidden === 1 ? '' : 's'} lights switch on`;
+}
+$('skin-set').addEventListener('change', reopenWithChoices);
+$('show-hidden').addEventListener('change', reopenWithChoices);
 
 // Several files or a folder: the document is the first file a registered format claims by its
 // extension (in the registry's order), the rest are the files it may refer to.

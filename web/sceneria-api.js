@@ -40,9 +40,11 @@ export class Parser {
   // {code, offset, message, file}}. The file becomes the worker's open document (replacing the
   // previous one); `scene` is the serialized scene for Viewer.loadScene. onProgress({phase,
   // fraction}). `assets`: [{path, file}] it may refer to (models, textures, includes); what it
-  // names and is not among them is listed in summary.missingFiles.
-  inspect(file, onProgress, assets = []) {
-    return this.#request({ kind: 'file', name: file.name, file, assets }, onProgress);
+  // names and is not among them is listed in summary.missingFiles. For a model: `skin`, its
+  // replaceable skin set, one of summary.skin_sets ("" the first); `showHidden`, draw the
+  // submodels lights switch on (summary.hidden_submodels of them).
+  inspect(file, onProgress, assets = [], { skin = '', showHidden = false } = {}) {
+    return this.#request({ kind: 'file', name: file.name, file, assets, skin, showHidden }, onProgress);
   }
   // Settings for what the worker hands over. `decodeBlocks`: the viewer's WebGL context has no
   // WEBGL_compressed_texture_s3tc (viewer.stats().s3tc false), so BC1-3 textures are decoded to

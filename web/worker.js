@@ -362,7 +362,7 @@ async function openWhole(m, bytes, request, progress) {
   if (!document) document = new m.Document();
   progress('parsing', 0);
   const started = performance.now();
-  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request)));
+  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request), request.skin || '', !!request.showHidden));
   result.parseMs = performance.now() - started;
   result.doc = ++documentId;
   if (result.ok) {

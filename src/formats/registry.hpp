@@ -38,6 +38,8 @@ struct OpenOptions {
   // For a model: the replaceable skin set to draw it with ("dynamic/eu160/eu160-001"); empty:
   // the first set among `assets`.
   std::string skin_set;
+  // For a model: draw the submodels hidden until lights or events switch them on (`*_on`, Light_On*).
+  bool show_hidden = false;
   // Threads a format may decode on at once, the caller's included (the CLI gives its cores; the
   // browser's worker keeps 1, as its pthread pool is the streamer's).
   unsigned threads = 1;

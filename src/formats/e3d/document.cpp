@@ -81,6 +81,12 @@ ojson ModelDocument::summary(std::size_t) const {
   j["textures"] = texture_count();
   j["counts"] = {{"submodels", m_.submodels.size()}, {"vertices", vertices()}, {"indices", indices()}, {"textures", texture_count()}};
   j["textures_loaded"] = loaded_.size();
+  // What a viewer can switch on: drawable submodels hidden until lights or events show them.
+  std::uint64_t hidden = 0;
+  for (const Submodel& sub : m_.submodels)
+    hidden += sub.type != rotator && sub.vertex_count > 0 && m_.hidden_by_default(sub, true);
+  j["hidden_submodels"] = hidden;
+  j["hidden_shown"] = show_hidden_;
   if (!skin_sets_.empty()) {
     j["skin_set"] = display_text(skin_set_);
     auto sets = ojson::array();
@@ -220,7 +226,7 @@ Result<scene::Scene> ModelDocument::scene() const {
   for (std::size_t i = 0; i < m_.submodels.size(); ++i) {
     const Submodel& sub = m_.submodels[i];
     const bool marker = sub.type == free_spotlight || sub.type == points || sub.type == stars;
-    if ((sub.type != triangles && !marker) || sub.vertex_count <= 0 || m_.hidden_by_default(sub, true)) continue;
+    if ((sub.type != triangles && !marker) || sub.vertex_count <= 0 || (m_.hidden_by_default(sub, true) && !show_hidden_)) continue;
     scene::Mesh mesh = marker ? marker_mesh(sub, s) : triangle_mesh(sub, s);
     mesh.name = display_text(m_.name_of(sub));
     glm::vec3 lo(INFINITY), hi(-INFINITY);

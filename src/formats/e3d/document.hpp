@@ -36,6 +36,8 @@ class ModelDocument : public Document {
   // files: "<set>,<n>.mat" or an image "<set>,<n>.dds" and the like gives skin n. `skin_set`
   // picks one by name; empty: the first there is. What cannot be found is listed as missing.
   void load_textures(AssetResolver& assets, std::string_view base, std::string_view skin_set = {});
+  // Whether the scene draws the submodels hidden until lights or events switch them on.
+  void show_hidden(bool on) { show_hidden_ = on; }
 
  protected:
   std::uint64_t list_size(std::string_view list) const;
@@ -54,6 +56,7 @@ class ModelDocument : public Document {
   std::map<std::string, scene::Texture> loaded_;  // by look_name
   std::vector<std::string> missing_, skin_sets_;
   std::string skin_set_;
+  bool show_hidden_ = false;
 };
 
 }  // namespace sceneria::e3d

@@ -21,6 +21,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   if (!model) return model.error();
   auto doc = std::make_unique<ModelDocument>(std::move(model).value(), bytes->view.size());
   if (options.assets) doc->load_textures(*options.assets, folder_of(source.name()), options.skin_set);
+  doc->show_hidden(options.show_hidden);
   return std::unique_ptr<Document>(std::move(doc));
 }
 

@@ -92,6 +92,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   e3d::Model converted = to_e3d(*model);
   auto doc = std::make_unique<T3dDocument>(std::move(model).value(), std::move(converted), bytes->view.size());
   if (options.assets) doc->load_textures(*options.assets, folder_of(source.name()), options.skin_set);
+  doc->show_hidden(options.show_hidden);
   return std::unique_ptr<Document>(std::move(doc));
 }
 

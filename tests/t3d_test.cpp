@@ -36,8 +36,8 @@ json summary_of(const fs::path& p) {
 
 std::span<const std::uint8_t> text(std::string_view s) { return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}; }
 
-Model read_ok(std::string_view s, const Options& o = {}) {
-  auto m = read_model(text(s), o);
+Model read_ok(std::string_view s) {
+  auto m = read_model(text(s));
   EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().describe());
   return m.ok() ? std::move(m).value() : Model{};
 }
@@ -190,7 +190,7 @@ TEST(T3d, SmoothingMasksDecideSharedNormalsAndTheMergedCount) {
   };
   const Options not_vehicle{.vehicle = false};
   {
-    const Model m = read_ok(mesh("fold", "none", two(1, 1)), not_vehicle);
+    const Model m = read_ok(mesh("fold", "none", two(1, 1)));
     const Submodel& s = m.submodels[0];
     EXPECT_EQ(s.vertices.size(), 4u);  // the shared edge's two vertices, one normal each
     EXPECT_EQ(s.indices, (std::vector<std::uint32_t>{0, 1, 2, 1, 0, 3}));
@@ -201,13 +201,13 @@ TEST(T3d, SmoothingMasksDecideSharedNormalsAndTheMergedCount) {
   }
   for (auto [a, b] : {std::pair{1, 2}, std::pair{0, 0}, std::pair{3, 0}}) {
     SCOPED_TRACE(fmt::format("masks {} {}", a, b));
-    const Model m = read_ok(mesh("fold", "none", two(a, b)), not_vehicle);
+    const Model m = read_ok(mesh("fold", "none", two(a, b)));
     EXPECT_EQ(m.submodels[0].vertices.size(), 6u);  // no common bit (or a flat face): nothing shared
     EXPECT_FLOAT_EQ(m.submodels[0].vertices[0].normal[2], 1.0f);
   }
   // An explicit normal (mask -1) is kept as written, not normalised (the engine drops the result
   // of its normalize), and rotated into scenery axes with the vertex: (x, y, z) -> (-x, z, y).
-  const Model m = read_ok(mesh("explicit", "none", "NumVerts: 3\n-1\n1 2 3 0 0 2 0 0\n4 2 3 0 0 2 1 0\n1 5 3 0 0 2 0 1\n"), not_vehicle);
+  const Model m = read_ok(mesh("explicit", "none", "NumVerts: 3\n-1\n1 2 3 0 0 2 0 0\n4 2 3 0 0 2 1 0\n1 5 3 0 0 2 0 1\n"));
   EXPECT_EQ(m.submodels[0].explicit_normal_vertices, 3u);
   const e3d::Model e = to_e3d(m, not_vehicle);
   const e3d::Vertex v = e.vertex(0);
@@ -221,7 +221,7 @@ TEST(T3d, DegenerateAndOversizedTrianglesAreDroppedAsTheEngineDrops) {
   const std::string good = "0\n0 0 0 0 0\n1 0 0 1 0\n0 1 0 0 1\n";
   const std::string line = "0\n0 0 0 0 0\n1 0 0 1 0\n2 0 0 0 1\n";        // collinear: no area
   const std::string huge = "0\n0 0 0 0 0\n1001 0 0 1 0\n0 1 0 0 1\n";     // an edge over 1000 m
-  const Model m = read_ok(mesh("m", "none", "NumVerts: 12\n" + good + line + huge + good), {.vehicle = false});
+  const Model m = read_ok(mesh("m", "none", "NumVerts: 12\n" + good + line + huge + good));
   const Submodel& s = m.submodels[0];
   EXPECT_EQ(s.degenerate_dropped, 1u);
   EXPECT_EQ(s.oversized_dropped, 1u);
@@ -234,7 +234,7 @@ TEST(T3d, VerticesMergeOnlyWithinTheEnginesWindowOf1000) {
   // vertex claims matches among the next 999) gives 6.
   std::string g = "NumVerts: 1200\n";
   for (int i = 0; i < 400; ++i) g += "0\n0 0 0 0 0\n1 0 0 1 0\n0 1 0 0 1\n";
-  const Model m = read_ok(mesh("m", "none", g), {.vehicle = false});
+  const Model m = read_ok(mesh("m", "none", g));
   EXPECT_EQ(m.submodels[0].vertices.size(), 6u);
   EXPECT_EQ(m.submodels[0].indices[1001], 2u);
   EXPECT_EQ(m.submodels[0].indices[1002], 3u);
@@ -294,7 +294,7 @@ TEST(T3d, LightsStarsAnimationsUserDataAndIncludes) {
       "Transform: 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\nNumVerts: 3\n0\n1 2 3 16711935 0\n4 5 6 255 0\n7 8 9 65280 0\n";
   const std::string user = mesh("u", "none", "UserData: true\nNumVerts: 3\n0\n0 0 0 0 0\n1 0 0 1 0\n0 1 0 0 1\n1 2 3 4 5 6 7 8 9 10 11 12");
   const std::string include = "include parts.t3d 1 2 end\n";
-  Model m = read_ok(include + light + stars + user, {.vehicle = false});
+  Model m = read_ok(include + light + stars + user);
   ASSERT_EQ(m.submodels.size(), 3u);
   EXPECT_EQ(m.includes, (std::vector<std::string>{"parts.t3d"}));
   const Submodel& l = m.submodels[0];
@@ -359,7 +359,7 @@ TEST(T3d, EveryVertexChunkTheConverterWritesReadsBack) {
   const std::string tri = "NumVerts: 3\n0\n1 2 3 0 0.5\n2 2 3 1 0\n1 3 3 0 1\n";
   const Options packed{.vehicle = false, .float_vertices = false};
   {
-    const e3d::Model e = to_e3d(read_ok(mesh("m", "none", tri), packed), packed);
+    const e3d::Model e = to_e3d(read_ok(mesh("m", "none", tri)), packed);
     EXPECT_EQ(e.vertex_variant, 1);
     const auto back = e3d::read_model(e3d::write_model(e));
     ASSERT_TRUE(back.ok());
@@ -370,7 +370,7 @@ TEST(T3d, EveryVertexChunkTheConverterWritesReadsBack) {
   }
   {
     const std::string user = mesh("u", "none", "UserData: true\n" + tri + "1 2 3 4 5 6 7 8 9 10 11 12");
-    const e3d::Model e = to_e3d(read_ok(user, packed), packed);
+    const e3d::Model e = to_e3d(read_ok(user), packed);
     EXPECT_EQ(e.vertex_variant, 5);
     EXPECT_EQ(e.vertex_stride(), 28u);
     EXPECT_EQ(e.vertex(2).user, (std::array<float, 4>{9, 10, 11, 12}));
@@ -379,7 +379,7 @@ TEST(T3d, EveryVertexChunkTheConverterWritesReadsBack) {
     const std::string sky =
         "Parent: none\nType: Stars\nName: sky\nAnim: false\nDiffuse: 255 255 255\nSelfIllum: 0\nMaxDistance: 0\nMinDistance: 0\n"
         "Transform: 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\nNumVerts: 3\n0\n1 2 3 255 0\n4 5 6 65280 0\n7 8 9 16711680 0\n";
-    const e3d::Model e = to_e3d(read_ok(sky, {.vehicle = false}), {.vehicle = false});
+    const e3d::Model e = to_e3d(read_ok(sky), {.vehicle = false});
     EXPECT_EQ(e.vertex_variant, 0);
     EXPECT_EQ(e.index_size, 0);
     ASSERT_EQ(e.submodels.size(), 1u);

@@ -409,9 +409,8 @@ void Renderer::upload_textures() {
         ++levels;
         if (w == 1 && h == 1) break;
       }
-      if (levels == 1) glGenerateMipmap(GL_TEXTURE_2D);  // not for compressed formats in GLES: one level then
-      sampling(levels == 1 ? 1 : levels);
-      if (levels == 1) glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+      // Mips of compressed data cannot be generated: the levels stored are the chain (one may be all).
+      sampling(levels);
       ++textures_compressed_;
       textures_.push_back(id);
       continue;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "formats/dds/dds.hpp"
 
 namespace sceneria::dds {
@@ -65,7 +66,7 @@ class DdsDocument final : public Document {
     if (list != "levels") return out;
     for (std::uint64_t i = 0; i < im_.levels.size() && out.size() < limit; ++i) {
       ojson r = row(i);
-      if (r["name"].get<std::string>().find(query) != std::string::npos || r["detail"].get<std::string>().find(query) != std::string::npos) out.push_back(r);
+      if (icontains(r["name"].get<std::string>() + " " + r["detail"].get<std::string>(), query)) out.push_back(std::move(r));
     }
     return out;
   }

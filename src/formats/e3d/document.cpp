@@ -281,20 +281,21 @@ std::uint64_t ModelDocument::indices() const {
   return n;
 }
 
-}  // namespace sceneria::e3d
-
-namespace sceneria::e3d {
-
 std::string ModelDocument::look_name(const Submodel& s) const {
   if (s.texture < 0) return fmt::format("skin {}", -s.texture);
   return m_.material_of(s);
 }
 
+void ModelDocument::apply(const OpenOptions& options, std::string_view source_name) {
+  if (options.assets) load_textures(*options.assets, folder_of(source_name), options.skin_set);
+  show_hidden_ = options.show_hidden;
+}
+
 void ModelDocument::load_textures(AssetResolver& assets, std::string_view base, std::string_view skin_set) {
   loaded_.clear(), missing_.clear(), skin_sets_.clear();
-  std::vector<std::string> tried;
+  std::vector<std::string> tried;  // each material once, found or not
   const auto load = [&](const std::string& look, std::string_view folder, std::string_view name) {
-    if (loaded_.count(look) || std::find(tried.begin(), tried.end(), look) != tried.end()) return;
+    if (std::find(tried.begin(), tried.end(), look) != tried.end()) return;
     tried.push_back(look);
     std::string why;
     if (auto t = load_material_texture(assets, folder, name, &why)) loaded_.emplace(look, std::move(*t));

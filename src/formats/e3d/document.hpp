@@ -6,8 +6,8 @@
 
 #include <glm/glm.hpp>
 
-#include "formats/document.hpp"
 #include "formats/e3d/e3d.hpp"
+#include "formats/registry.hpp"
 #include "io/assets.hpp"
 
 namespace sceneria::e3d {
@@ -24,22 +24,23 @@ class ModelDocument : public Document {
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override;
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   ojson record(std::string_view list, std::uint64_t index) const override;
-  // One mesh per submodel with triangles, placed by its world matrix. Submodels hidden by default
-  // in a vehicle (lamps that lights switch on) are left out: a model dropped alone is most often
-  // a vehicle's part.
+  // One mesh per submodel with triangles (and a marker mesh per light or point submodel), placed
+  // by its world matrix. Submodels hidden by default in a vehicle (lamps that lights switch on)
+  // are left out unless shown: a model dropped alone is most often a vehicle's part.
   Result<scene::Scene> scene() const override;
   Result<ojson> dump() const override { return Error{Errc::bad_value, 0, "E3D has no JSON form yet"}; }
   std::vector<std::string> missing_assets() const override { return missing_; }
 
+  // What a viewer asked for when opening it: its textures and skins when files came with it
+  // (looked for from the folder of `source_name`), the skin set, the hidden submodels shown.
+  void apply(const OpenOptions& options, std::string_view source_name);
+
+ protected:
   // The textures its materials name, found as the engine finds them from the model's folder
   // `base` (a `.mat` first, then the image), and its replaceable skins from a skin set among the
   // files: "<set>,<n>.mat" or an image "<set>,<n>.dds" and the like gives skin n. `skin_set`
   // picks one by name; empty: the first there is. What cannot be found is listed as missing.
   void load_textures(AssetResolver& assets, std::string_view base, std::string_view skin_set = {});
-  // Whether the scene draws the submodels hidden until lights or events switch them on.
-  void show_hidden(bool on) { show_hidden_ = on; }
-
- protected:
   std::uint64_t list_size(std::string_view list) const;
   ojson row(std::string_view list, std::uint64_t i) const;
   std::uint64_t vertices() const;

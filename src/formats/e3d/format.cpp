@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "formats/e3d/document.hpp"
-#include "formats/textures.hpp"
 
 namespace sceneria::e3d {
 namespace {
@@ -20,8 +19,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   auto model = read_model(bytes->view);
   if (!model) return model.error();
   auto doc = std::make_unique<ModelDocument>(std::move(model).value(), bytes->view.size());
-  if (options.assets) doc->load_textures(*options.assets, folder_of(source.name()), options.skin_set);
-  doc->show_hidden(options.show_hidden);
+  doc->apply(options, source.name());
   return std::unique_ptr<Document>(std::move(doc));
 }
 

@@ -9,7 +9,6 @@
 #include "formats/e3d/format.hpp"
 #include "formats/scenery/tokenizer.hpp"
 #include "formats/t3d/t3d.hpp"
-#include "formats/textures.hpp"
 
 namespace sceneria::t3d {
 namespace {
@@ -23,7 +22,6 @@ class T3dDocument final : public e3d::ModelDocument {
  public:
   T3dDocument(Model text, e3d::Model converted, std::uint64_t size)
       : ModelDocument(std::move(converted), size), warnings_(std::move(text.warnings)), includes_(std::move(text.includes)) {
-    vertices_in_file_ = 0;
     for (const Submodel& s : text.submodels) {
       vertices_in_file_ += s.vertices_in_file;
       if (!s.name.empty()) lines_.emplace(s.name, s.line);
@@ -91,8 +89,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   if (model->root < 0) return Error{Errc::bad_value, 0, "no submodel in the text (a T3D starts with Parent:)"};
   e3d::Model converted = to_e3d(*model);
   auto doc = std::make_unique<T3dDocument>(std::move(model).value(), std::move(converted), bytes->view.size());
-  if (options.assets) doc->load_textures(*options.assets, folder_of(source.name()), options.skin_set);
-  doc->show_hidden(options.show_hidden);
+  doc->apply(options, source.name());
   return std::unique_ptr<Document>(std::move(doc));
 }
 

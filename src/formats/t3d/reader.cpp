@@ -30,13 +30,6 @@ float to_float(std::string_view t) {
   fast_float::from_chars(first, t.data() + t.size(), v);
   return std::isfinite(v) ? v : 0.0f;
 }
-double to_double(std::string_view t) {
-  double v = 0;
-  const char* first = t.data();
-  if (!t.empty() && t.front() == '+') ++first;
-  fast_float::from_chars(first, t.data() + t.size(), v);
-  return std::isfinite(v) ? v : 0.0;
-}
 std::int64_t to_int(std::string_view t) {
   std::size_t i = 0;
   bool negative = false;
@@ -64,7 +57,6 @@ class Tokens {
     }
     scenery::TextToken tok;
     if (!t_.next(tok)) {
-      end_ = {std::string(), t_.size(), last_.line, last_.column};
       return false;
     }
     out = {std::string(tok.text), tok.offset, tok.line, tok.column};
@@ -84,7 +76,7 @@ class Tokens {
  private:
   scenery::TextTokenizer t_;
   std::optional<Token> peeked_;
-  Token last_, end_;
+  Token last_;
 };
 
 Error text_error(const Token& at, std::string message) {
@@ -95,7 +87,7 @@ Error text_error(const Token& at, std::string message) {
 
 class Loader {
  public:
-  Loader(std::span<const std::uint8_t> bytes, const Options& o) : tokens_(bytes), options_(o) {}
+  explicit Loader(std::span<const std::uint8_t> bytes) : tokens_(bytes) {}
 
   Result<Model> run() {
     Token token;
@@ -243,7 +235,7 @@ class Loader {
     if (auto t = need("SelfIllum:"); !t) return t.error();
     auto light = lowered("the SelfIllum value");
     if (!light) return light.error();
-    s.self_illum = *light == "true" ? 2.0f : *light == "false" ? -1.0f : static_cast<float>(to_double(*light));
+    s.self_illum = *light == "true" ? 2.0f : *light == "false" ? -1.0f : static_cast<float>(scenery::leading_number(*light));
 
     if (s.type == e3d::free_spotlight) {
       auto key = lowered("NearAttenStart:");
@@ -572,12 +564,11 @@ class Loader {
   }
 
   Tokens tokens_;
-  Options options_;
   Model m_;
 };
 
 }  // namespace
 
-Result<Model> read_model(std::span<const std::uint8_t> bytes, const Options& options) { return Loader(bytes, options).run(); }
+Result<Model> read_model(std::span<const std::uint8_t> bytes) { return Loader(bytes).run(); }
 
 }  // namespace sceneria::t3d

@@ -17,7 +17,7 @@ namespace sceneria::t3d {
 
 // The engine's conversion switches (its `iConvertModels` bits and the model's use).
 struct Options {
-  bool vehicle = true;         // a vehicle's model (`dynamic`): its `_on` submodels hide, it gets a banana
+  bool vehicle = true;         // a vehicle's model (`dynamic`): only a vehicle gets a banana
   bool banana = true;          // bit 4: a vehicle whose root has siblings gets an empty root above them
   bool flatten = true;         // bit 2: a leaf's own matrix is multiplied into its vertices
   bool float_vertices = true;  // bit 8: VNT2 (48-byte float vertices); otherwise VNT1, packed
@@ -71,8 +71,9 @@ struct Model {
   std::uint32_t index_total = 0, vertex_total = 0;  // the loader's m_indexcount / m_vertexcount
 };
 
-// Reads and builds a model; errors carry the line and column of the token at fault.
-Result<Model> read_model(std::span<const std::uint8_t> bytes, const Options& options = {});
+// Reads and builds a model (the loader's work does not depend on the conversion's options);
+// errors carry the line and column of the token at fault.
+Result<Model> read_model(std::span<const std::uint8_t> bytes);
 // What the engine's converter writes for it (the model is changed on the way: rotated, flagged).
 e3d::Model to_e3d(Model model, const Options& options = {});
 

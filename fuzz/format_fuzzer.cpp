@@ -6,20 +6,28 @@
 // itself back to the same bytes through the writer for its own extension; opened in stages, its
 // later pieces must merge into its first scene.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/registry.hpp"
 
 namespace {
 
+// An abort with the broken promise in the log: a CI run keeps only the log's tail.
+[[noreturn]] void broken(const std::string& what, std::string_view format) {
+  std::fprintf(stderr, "format %.*s: %s\n", static_cast<int>(format.size()), format.data(), what.c_str());
+  std::abort();
+}
+
 std::vector<const sceneria::Format*> folder_formats() {
   std::vector<const sceneria::Format*> out;
   const std::string folder = SCENERIA_FUZZ_FORMAT;
   for (const sceneria::Format& f : sceneria::formats())
     if (f.id == folder || f.id.rfind(folder + "-", 0) == 0) out.push_back(&f);
-  if (out.empty()) std::abort();  // the folder has no registry entry
+  if (out.empty()) broken("the folder has no registry entry", folder);
   return out;
 }
 
@@ -29,7 +37,7 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
   MemorySource source(std::span<const std::uint8_t>(data, size), name);
   auto document = format.open(source, {});
   if (!document) {
-    if (document.error().message.empty()) std::abort();  // every failure says what and where
+    if (document.error().message.empty()) broken("a failure without a message", format.id);
     return;
   }
   const Document& d = **document;
@@ -38,25 +46,26 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
   for (const ListInfo& list : d.lists()) {
     (void)d.rows(list.id, 0, 50);
     if (list.count > 0) (void)d.record(list.id, list.count - 1);
-    if (!d.record(list.id, list.count).is_null()) std::abort();
+    if (!d.record(list.id, list.count).is_null()) broken("a record past the end of a list", format.id);
   }
   (void)d.validate();
   if (auto scene = d.scene())
     for (const auto& o : scene->objects)
-      if (o.kind >= scene->kinds.size()) std::abort();
+      if (o.kind >= scene->kinds.size()) broken("an object of an unknown kind", format.id);
   if (const Writer* w = format.writer_for(name)) {
     auto bytes = w->write(d, {});
-    if (!bytes || *bytes != std::vector<std::uint8_t>(data, data + size)) std::abort();
+    if (!bytes) broken("writing back failed: " + bytes.error().message, format.id);
+    if (*bytes != std::vector<std::uint8_t>(data, data + size)) broken("written back to different bytes", format.id);
   }
   // Opened in stages (a scenery: infrastructure first), every piece merges into the first scene.
   MemorySource again(std::span<const std::uint8_t>(data, size), name);
   auto staged = format.open(again, {.staged = true});
-  if (!staged) std::abort();  // it opened whole a moment ago
+  if (!staged) broken("opening in stages failed; whole it opened", format.id);
   auto scene = (*staged)->scene();
   if (!scene) return;
   while (auto delta = (*staged)->next_stage({0, 0, 0}))
-    if (!scene::merge_delta(*scene, std::move(*delta))) std::abort();
-  if ((*staged)->staging()) std::abort();
+    if (!scene::merge_delta(*scene, std::move(*delta))) broken("a stage did not merge", format.id);
+  if ((*staged)->staging()) broken("still staging after its last stage", format.id);
 }
 
 }  // namespace

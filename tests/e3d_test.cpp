@@ -361,5 +361,45 @@ TEST(E3d, HiddenSubmodelsAreDrawnWhenAskedFor) {
   }
 }
 
+// The outliner shows the submodel tree: each row's depth is its parent chain in the reference.
+// A model placed by a scenery is no vehicle: it hides only Light_On* (its textures' folder is
+// ModelLoader's test).
+TEST(E3d, RowsCarryTheTreeAndAPlacedModelIsNoVehicle) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto path = test::samples_dir() / "maszyna/models/e6acta_pantograf.e3d";
+  const json ref = summary_of(path);
+  const auto bytes = test::read_file(path);
+  MemorySource source(bytes, "e6acta_pantograf.e3d");
+  auto doc = open_document(source);
+  ASSERT_TRUE(doc);
+  const auto rows = (*doc)->rows("submodels", 0, 100);
+  ASSERT_EQ(rows.size(), ref["submodels"].size());
+  int deepest = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    int depth = 0;
+    for (json p = ref["submodels"][i]["parent"]; !p.is_null(); p = ref["submodels"][p.get<std::size_t>()]["parent"]) ++depth;
+    EXPECT_EQ(rows[i]["depth"].get<int>(), depth) << "submodel " << i;
+    deepest = std::max(deepest, depth);
+  }
+  EXPECT_EQ(deepest, 4);  // root, pantograph, lower arm, upper arm, pan head
+
+  const auto cab = test::samples_dir() / "maszyna/models/interior_maszynownia.e3d";
+  const json cab_ref = summary_of(cab);
+  std::uint64_t scenery_hidden = 0, vehicle_hidden = 0;
+  for (const json& s : cab_ref["submodels"]) {
+    if (s["type"] == 256 || s["vertex_count"].get<int>() <= 0 || s["type"] != 4) continue;
+    scenery_hidden += s["hidden_by_default"]["scenery_model"].get<bool>();
+    vehicle_hidden += s["hidden_by_default"]["vehicle_model"].get<bool>();
+  }
+  ASSERT_GT(vehicle_hidden, scenery_hidden);
+  const auto cab_bytes = test::read_file(cab);
+  MemorySource cab_source(cab_bytes, "interior_maszynownia.e3d");
+  MemoryAssets none;
+  auto vehicle = open_document(cab_source);
+  auto placed = open_document(cab_source, {.assets = &none, .staged = false, .skin_set = {}, .show_hidden = false, .texture_base = "textures/x/"});
+  ASSERT_TRUE(vehicle && placed);
+  EXPECT_EQ((*placed)->scene()->meshes.size(), (*vehicle)->scene()->meshes.size() + vehicle_hidden - scenery_hidden);
+}
+
 }  // namespace
 }  // namespace sceneria::e3d

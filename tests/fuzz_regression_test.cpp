@@ -1,9 +1,12 @@
 // Inputs found by the fuzz targets (fuzz/), reduced to what mattered. Each stays fixed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "formats/e3d/e3d.hpp"
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
@@ -11,6 +14,7 @@
 #include "formats/eu7b/writer.hpp"
 #include "io/byte_source.hpp"
 #include "scene/scene.hpp"
+#include "sample_files.hpp"
 
 namespace sceneria::eu7b {
 namespace {
@@ -109,3 +113,33 @@ TEST(FuzzRegression, StrsTrailingBytesSurviveAWrite) {
 
 }  // namespace
 }  // namespace sceneria::eu7b
+
+namespace sceneria::e3d {
+namespace {
+
+// format_e3d_fuzzer: a TRA0 float holding a signalling NaN (0x7f880000) came back quiet
+// (0x7fc80000): matrices are kept as doubles, and float -> double -> float quiets it. The chunk's
+// bytes as read are written back while the matrices still say the same.
+TEST(FuzzRegression, ASignallingNanInAMatrixSurvivesAWrite) {
+  SCENERIA_REQUIRE_SAMPLES();
+  std::vector<std::uint8_t> bytes = test::read_file(test::samples_dir() / "maszyna/models/oslony_syren.e3d");
+  const char tra[4] = {'T', 'R', 'A', '0'};
+  const auto at = std::search(bytes.begin(), bytes.end(), tra, tra + 4);
+  ASSERT_NE(at, bytes.end());
+  const std::uint8_t signalling[4] = {0x00, 0x00, 0x88, 0x7f};
+  std::copy(signalling, signalling + 4, at + 8 + 13 * 4);  // the first matrix's Y translation
+  auto model = read_model(bytes);
+  ASSERT_TRUE(model) << model.error().describe();
+  ASSERT_EQ(model->matrices.size(), 1u);
+  EXPECT_TRUE(std::isnan(model->matrices[0][13]));
+  EXPECT_EQ(write_model(*model), bytes);
+  // Changed matrices are encoded from the doubles.
+  model->matrices[0][12] = 5.0;
+  const auto changed = write_model(*model);
+  float x;
+  std::memcpy(&x, changed.data() + (at - bytes.begin()) + 8 + 12 * 4, 4);
+  EXPECT_EQ(x, 5.0f);
+}
+
+}  // namespace
+}  // namespace sceneria::e3d

@@ -19,6 +19,7 @@
 #include "io/byte_source.hpp"
 #include "scene/material_board.hpp"
 #include "scene/serialize.hpp"
+#include "stream/model_loader.hpp"
 #include "platform/web/web_viewer.hpp"
 
 using emscripten::val;
@@ -85,6 +86,96 @@ std::unique_ptr<sceneria::AssetResolver> listed_assets(const val& assets) {
   });
 }
 
+// Files next to a document opened by URL: `files.read(path)` answers the bytes or null (the worker
+// reads them synchronously: it may block, and it is the worker's thread, never the page's).
+class CallbackAssets final : public sceneria::AssetResolver {
+ public:
+  explicit CallbackAssets(val files) : files_(std::move(files)) {}
+
+ protected:
+  std::unique_ptr<sceneria::ByteSource> find(const std::string& key) override {
+    val bytes = files_.call<val>("read", key);
+    if (bytes.isNull() || bytes.isUndefined()) return nullptr;
+    return std::make_unique<sceneria::MemorySource>(copy_bytes(bytes), key);
+  }
+  bool has(const std::string& key) override { return find(key) != nullptr; }
+
+ private:
+  val files_;
+};
+
+// The real models of a scene's proxies, loaded one per call nearest the camera
+// (stream::ModelLoader) from the files beside the document.
+class ModelSupply {
+ public:
+  void reset(sceneria::AssetResolver* assets) {
+    loader_ = {};
+    assets_ = assets;
+  }
+  void track(const sceneria::scene::Scene& scene) {
+    if (assets_) loader_.track(scene);
+  }
+  // {delta: scene bytes replacing a proxy, or null; pending: models not tried; failed: [...];
+  // stats: {...}}.
+  val next(double x, double y, double z) {
+    std::optional<sceneria::scene::Scene> delta;
+    if (assets_ && loader_.pending()) delta = loader_.load_next({x, y, z}, *assets_);
+    return answer(std::move(delta));
+  }
+  // The proxy next() would load now: {mesh, name, files: [path...]} or null (its files can then be
+  // fetched before load(mesh) reads them).
+  val wanted(double x, double y, double z) const {
+    const auto w = assets_ ? loader_.nearest({x, y, z}) : std::nullopt;
+    if (!w) return val::null();
+    val out = val::object();
+    out.set("mesh", w->mesh);
+    out.set("name", w->name);
+    val files = val::array();
+    for (const std::string& f : w->files) files.call<void>("push", f);
+    out.set("files", files);
+    return out;
+  }
+  val load(double mesh) {
+    std::optional<sceneria::scene::Scene> delta;
+    if (assets_ && mesh >= 0) delta = loader_.load(static_cast<std::uint32_t>(mesh), *assets_);
+    return answer(std::move(delta));
+  }
+  val give_up(double mesh, const std::string& why) {
+    if (mesh >= 0) loader_.give_up(static_cast<std::uint32_t>(mesh), why);
+    return answer(std::nullopt);
+  }
+  val answer(std::optional<sceneria::scene::Scene> delta) const {
+    val out = val::object();
+    out.set("delta", delta ? scene_array(std::move(*delta)) : val::null());
+    out.set("pending", static_cast<double>(assets_ ? loader_.pending() : 0));
+    const auto& s = loader_.stats();
+    val stats = val::object();
+    stats.set("loaded", static_cast<double>(s.loaded));
+    stats.set("failed", static_cast<double>(s.failed));
+    stats.set("bytes", static_cast<double>(s.bytes));
+    stats.set("vertices", static_cast<double>(s.vertices));
+    stats.set("indices", static_cast<double>(s.indices));
+    stats.set("parts", static_cast<double>(s.parts));
+    stats.set("ms", s.ms);
+    out.set("stats", stats);
+    return out;
+  }
+  // `known` (the document's own list) and what loading models found missing or unreadable, each once.
+  std::vector<std::string> missing(std::vector<std::string> known) const {
+    const auto add = [&](const std::string& m) {
+      if (std::find(known.begin(), known.end(), m) == known.end()) known.push_back(m);
+    };
+    if (assets_)
+      for (const std::string& m : assets_->missing()) add(m);
+    for (const std::string& m : loader_.failed()) add(m);
+    return known;
+  }
+
+ private:
+  sceneria::stream::ModelLoader loader_;
+  sceneria::AssetResolver* assets_ = nullptr;
+};
+
 // A tree bake over dropped files: the scenery (`root`, named `root_name`) and what it includes
 // come from the files the user gave; each twin goes to `files` under the name of the text it
 // was baked from plus "b", as the folder names it ("MaSzyna/scenery/Tree.incb").
@@ -149,12 +240,15 @@ class DocumentBinding {
   // model's submodels hidden until lights switch them on are drawn.
   std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden) {
     document_.reset();
+    models_.reset(nullptr);
     sceneria::MemorySource source(copy_bytes(typed_array), name);
-    auto resolver = listed_assets(assets);
+    // Kept: the models of a scenery load from the same files after it opens.
+    assets_ = listed_assets(assets);
     // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
-    auto result = sceneria::open_document(source, {.assets = resolver.get(), .staged = true, .skin_set = skin, .show_hidden = show_hidden});
+    auto result = sceneria::open_document(source, {.assets = assets_.get(), .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}});
     if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
     document_ = std::move(result).value();
+    models_.reset(assets_.get());
     return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
   }
   std::string rows(const std::string& list, double first, double count) const {
@@ -175,11 +269,18 @@ class DocumentBinding {
     return to_text(document_->search(list, query, static_cast<std::uint64_t>(limit)));
   }
   // The scene to draw, serialized (a JS-owned copy, transferable to the page).
-  val scene() const {
+  val scene() {
     if (!document_) return val::null();
     auto scene = document_->scene();
     if (!scene) return val::null();
+    models_.track(*scene);
     return scene_array(std::move(*scene));
+  }
+  // The next model of the scene's proxies, nearest (x, y, z): ModelSupply::next.
+  val nextModel(double x, double y, double z) { return models_.next(x, y, z); }
+  // The files the document and its models' loading could not find, as JSON.
+  std::string missingFiles() const {
+    return to_text(nlohmann::ordered_json(models_.missing(document_ ? document_->missing_assets() : std::vector<std::string>{})));
   }
   // What loads after the first view: {delta: scene bytes of the next piece nearest (x, y, z), or
   // null; staging: whether more is to come}. The first call reads the rest of the document, so
@@ -188,6 +289,7 @@ class DocumentBinding {
     val out = val::object();
     std::optional<sceneria::scene::Scene> delta;
     if (document_) delta = document_->next_stage({x, y, z});
+    if (delta) models_.track(*delta);
     out.set("delta", delta ? scene_array(std::move(*delta)) : val::null());
     out.set("staging", document_ && document_->staging());
     return out;
@@ -198,7 +300,10 @@ class DocumentBinding {
     if (!document_) return "null";
     return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
   }
-  void close() { document_.reset(); }
+  void close() {
+    models_.reset(nullptr);
+    document_.reset();
+  }
   // The open document written as one of its format's targets (a writer id or a file name/extension:
   // "twin", ".scnb", "x.eu7"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...]} or
   // {ok: false, error}. `params` is a JSON object of the writer's options; `progress`, if a
@@ -233,7 +338,9 @@ class DocumentBinding {
   }
 
  private:
+  std::unique_ptr<sceneria::AssetResolver> assets_;  // before the document: it may outlive it
   std::unique_ptr<sceneria::Document> document_;
+  ModelSupply models_;
 };
 
 // The registry, for the worker and the page: {"formats":[...],"accept":".eu7,..."}.
@@ -283,7 +390,20 @@ class StreamBinding {
     out["grid"] = {{"cell", grid.cell}, {"centre", grid.centre}};
     return to_text(out);
   }
-  val staticScene() { return scene_array(stream_->static_scene()); }
+  val staticScene() {
+    auto scene = stream_->static_scene();
+    models_.track(scene);
+    return scene_array(std::move(scene));
+  }
+  // Where the model files are: `files.read(path)` (CallbackAssets). Until then no model loads.
+  void setAssets(const val& files) {
+    assets_ = std::make_unique<CallbackAssets>(files);
+    models_.reset(assets_.get());
+  }
+  val nextModel(double x, double y, double z) { return models_.next(x, y, z); }
+  val modelWanted(double x, double y, double z) const { return models_.wanted(x, y, z); }
+  val loadModel(double mesh) { return models_.load(mesh); }
+  val giveUpModel(double mesh, const std::string& why) { return models_.give_up(mesh, why); }
   // {"reads":[{begin,end,parts:[{row,col,begin,end}]}],"cancel":[{row,col}],"evict":[{row,col}],…}:
   // the sections to fetch as reads (stream::plan_reads: alone until the nearest are in, then merged).
   std::string update(double x, double y, double z) {
@@ -333,7 +453,7 @@ class StreamBinding {
     return to_text(out);
   }
   void assetMissing(const std::string& label) { stream_->asset_missing(label); }
-  std::string missingFiles() const { return to_text(nlohmann::ordered_json(stream_->missing_assets())); }
+  std::string missingFiles() const { return to_text(nlohmann::ordered_json(models_.missing(stream_->missing_assets()))); }
   std::string sectionBytes(int row, int col, const val& bytes) {
     const auto data = copy_bytes(bytes);
     const sceneria::Error e = stream_->section_bytes({row, col}, data);
@@ -355,6 +475,7 @@ class StreamBinding {
   val applyOne(double x, double y, double z) {
     auto delta = stream_->apply_one({x, y, z});
     if (!delta) return val::null();
+    models_.track(*delta);
     return scene_array(std::move(*delta));
   }
   std::string rows(const std::string& list, double first, double count) const {
@@ -369,6 +490,8 @@ class StreamBinding {
 
  private:
   std::unique_ptr<sceneria::stream::RemoteDocument> stream_;
+  std::unique_ptr<sceneria::AssetResolver> assets_;
+  ModelSupply models_;
 };
 
 class Viewer {
@@ -416,12 +539,14 @@ class Viewer {
     out.set("sectionsDrawn", s.sections_drawn);
     out.set("sectionsTotal", s.sections_total);
     out.set("meshesDrawn", s.meshes_drawn);
+    out.set("partsDrawn", s.parts_drawn);
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
     out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
     out.set("s3tc", s.s3tc);
     out.set("texturesCompressed", s.textures_compressed);
     out.set("texturesDecodedHere", s.textures_decoded_here);
+    out.set("meshesUploaded", static_cast<double>(s.meshes_uploaded));
     out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
     return out;
   }
@@ -522,6 +647,8 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("nextStage", &DocumentBinding::nextStage)
       .function("staging", &DocumentBinding::staging)
       .function("describe", &DocumentBinding::describe)
+      .function("nextModel", &DocumentBinding::nextModel)
+      .function("missingFiles", &DocumentBinding::missingFiles)
       .function("search", &DocumentBinding::search)
       .function("close", &DocumentBinding::close)
       .function("write", &DocumentBinding::write);
@@ -546,6 +673,11 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("takeAssetQueries", &StreamBinding::takeAssetQueries)
       .function("assetMissing", &StreamBinding::assetMissing)
       .function("missingFiles", &StreamBinding::missingFiles)
+      .function("setAssets", &StreamBinding::setAssets)
+      .function("nextModel", &StreamBinding::nextModel)
+      .function("modelWanted", &StreamBinding::modelWanted)
+      .function("loadModel", &StreamBinding::loadModel)
+      .function("giveUpModel", &StreamBinding::giveUpModel)
       .function("grid", &StreamBinding::grid)
       .function("applyOne", &StreamBinding::applyOne)
       .function("rows", &StreamBinding::rows)

@@ -152,6 +152,9 @@ const recordList = new VirtualList($('records'), {
     const name = document.createElement('span');
     name.className = 'name';
     name.textContent = row.name;
+    // A model's submodels are a tree: each row indented by its depth in it.
+    if (row.depth > 0) name.style.paddingLeft = `${Math.min(row.depth, 16) * 12}px`;
+    el.dataset.depth = String(row.depth || 0);
     const detail = document.createElement('span');
     detail.className = 'detail';
     detail.textContent = row.detail;
@@ -359,10 +362,11 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
       notice('the file changed on the server while it was open: reloaded');
       window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
     }
-    if (result.staged) {
-      staging = { doc: result.doc, name, applied: 0, order: [], started: performance.now() };
-      window.sceneria.staged = { done: false, applied: 0 };
+    if (result.staged || result.models) {
+      staging = { doc: result.doc, name, applied: 0, order: [], started: performance.now(), staged: result.staged };
+      if (result.staged) window.sceneria.staged = { done: false, applied: 0 };
     }
+    window.sceneria.models = result.models ? { done: false, loaded: 0, failed: 0, pending: null } : null;
     if (result.stream) {
       streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
       const [x, y, z] = result.stream.start;
@@ -414,10 +418,32 @@ function staged(s, r) {
     if (error) console.warn(`[sceneria] visuals rejected: ${error}`);
     else s.applied++;
   }
-  const done = !r.staging;
-  if (done) staging = null;
-  window.sceneria.staged = { done, applied: s.applied, ms: performance.now() - s.started };
-  if (done) document.dispatchEvent(new CustomEvent('sceneria:staged', { detail: window.sceneria.staged }));
+  modelLoaded(r);
+  if (s.staged && !r.staging) {
+    s.staged = false;
+    window.sceneria.staged = { done: true, applied: s.applied, ms: performance.now() - s.started };
+    document.dispatchEvent(new CustomEvent('sceneria:staged', { detail: window.sceneria.staged }));
+  } else if (s.staged) {
+    window.sceneria.staged = { done: false, applied: s.applied, ms: performance.now() - s.started };
+  }
+  if (r.done) staging = null;
+}
+
+// A model loaded in the worker in place of its proxy (every instance of it, wherever it
+// stands), the missing list when a model could not be loaded, and the loading's progress.
+function modelLoaded(r) {
+  const m = window.sceneria.models;
+  if (r.modelDelta) {
+    const started = performance.now();
+    const error = viewer.addDelta(r.modelDelta);
+    if (error) console.warn(`[sceneria] model rejected: ${error}`);
+    // The page's share of a model: its mesh and textures into the scene and onto the GPU.
+    if (m) m.uploadMs = (m.uploadMs || 0) + performance.now() - started;
+  }
+  if (r.missing) showMissing(r.missing);
+  if (r.models && m) {
+    window.sceneria.models = { ...r.models, uploadMs: m.uploadMs || 0, done: r.models.pending === 0 && !r.staging };
+  }
 }
 
 // A scenery streamed by URL: sections dropped, one added, the stats and the map.
@@ -438,6 +464,8 @@ function streamed(s, r, x, z) {
       if (s.applied === 1) s.firstModelsBytes = r.stats.bytes;
     }
   }
+  if (r.models && !window.sceneria.models) window.sceneria.models = {};
+  modelLoaded(r);
   for (const e of r.errors) {  // a clear message for that section; the rest keeps streaming
     console.warn(`[sceneria] ${e}`);
     notice(e);

@@ -50,7 +50,8 @@ export class RangeFetcher {
 
   // Whether another file (next to this one: a model, a texture) exists: a HEAD request that
   // takes one of the same slots, so lookups never crowd out the reads. Any answer but 2xx, a
-  // network error or a timeout counts as absent; an abort by the caller throws AbortError.
+  // network error or a timeout counts as absent (null); otherwise {size} (null when the server
+  // does not say). An abort by the caller throws AbortError.
   async exists(url, signal) {
     await this.#slot(-1, -1, signal);  // an empty range overlaps no read
     const controller = new AbortController();
@@ -60,10 +61,12 @@ export class RangeFetcher {
     try {
       this.lookups++;
       const response = await fetch(url, { method: 'HEAD', cache: 'no-store', signal: controller.signal });
-      return response.ok;
+      if (!response.ok) return null;
+      const length = response.headers.get('Content-Length');
+      return { size: length == null ? null : Number(length) };
     } catch (e) {
       if (signal?.aborted) throw e;
-      return false;
+      return null;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abort);

@@ -17,6 +17,7 @@ function closeStream() {
   if (!stream) return;
   for (const r of stream.reads.values()) r.controller.abort();
   stream.lookups?.abort();
+  stream.modelFetch?.abort();
   stream.wasm.delete();
   stream = null;
 }
@@ -135,8 +136,11 @@ async function openStream(m, fetcher, request, progress, signal, { head, size, f
     return result;
   }
   stream = { doc: result.doc, wasm, fetcher, url: request.url ?? null, reads: new Map(), errors: [], changed: false,
-             missingChanged: false, assetQueue: [], lookups: null, lookupBudget: MAX_LOOKUPS };
+             missingChanged: false, assetQueue: [], lookups: null, lookupBudget: MAX_LOOKUPS, foundPaths: new Map(),
+             modelFiles: new Map(), modelFetch: null, modelReady: null };
   fetcher.onChange = () => { stream.changed = true; };
+  // The real models of its proxies, from next to the URL (a dropped big file has no folder).
+  if (request.url) wasm.setAssets(urlFiles(stream, request.url));
   result.scene = wasm.staticScene();
   result.stream = { url: request.url ?? null, size, start: result.start, layout: result.grid, bytes: fetcher.bytes, requests: fetcher.requests };
   return result;
@@ -200,6 +204,10 @@ function cameraTick(request) {
   s.readsIssued = (s.readsIssued || 0) + groups.length;
   s.sectionsRequested = (s.sectionsRequested || 0) + u.sections;
   const delta = s.wasm.applyOne(x, y, z);
+  // A model loads once the lookups have looked for every name known so far: its file is where
+  // they found it (read synchronously, so one model per tick at most).
+  const lookupsIdle = s.lookupsSpent || (!s.assetQueue.length && !s.lookups);
+  const models = s.url && lookupsIdle ? streamModel(s, x, y, z) : { delta: null, stats: null };
   const errors = s.errors.splice(0);
   s.ticks = (s.ticks || 0) + 1;
   s.tickMs = (s.tickMs || 0) + performance.now() - tickStart;
@@ -207,11 +215,12 @@ function cameraTick(request) {
   const missing = s.missingChanged ? JSON.parse(s.wasm.missingFiles()) : null;
   s.missingChanged = false;
   return {
-    delta, evict: u.evict, errors, grid, missing,
+    delta, modelDelta: models.delta, models: models.stats, evict: u.evict, errors, grid, missing,
     stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
              ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), late: u.late,
              decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,
-             reads: s.readsIssued || 0, lookups: s.fetcher.lookups ?? 0, sectionsRequested: s.sectionsRequested || 0 },
+             reads: s.readsIssued || 0, lookups: s.fetcher.lookups ?? 0, sectionsRequested: s.sectionsRequested || 0,
+             modelRequests: s.modelRequests || 0, modelBytes: s.modelBytes || 0 },
   };
 }
 
@@ -234,6 +243,139 @@ function fetchLate(s) {
   });
 }
 
+// One model of the open document's proxies, the nearest not tried, read from the files beside it
+// (a dropped folder, or next to the URL) and flattened into a mesh that replaces its proxy.
+// `holder` keeps the count of failures, to tell the page when its missing list grew.
+function nextModel(holder, wasm, x, y, z) {
+  return modelAnswer(holder, wasm.nextModel(x, y, z));
+}
+function modelAnswer(holder, r) {
+  const stats = { ...r.stats, pending: r.pending };
+  if (stats.failed !== (holder.modelsFailed || 0)) {
+    holder.modelsFailed = stats.failed;
+    holder.missingChanged = true;
+  }
+  return { delta: r.delta, stats };
+}
+
+// A model of a scenery opened by URL, in two ticks: its file is fetched first, asynchronously
+// (from where the lookups found it, at most MAX_MODEL_BYTES by the HEAD's size; one at a time),
+// then the model loads from it and its textures. A model whose file was not found is tried at
+// once (and listed missing); one whose file cannot be fetched is listed with why.
+const MAX_MODEL_BYTES = 64 * 1024 * 1024;
+const idleModels = { delta: null, stats: null };
+function streamModel(s, x, y, z) {
+  if (s.modelFetch) return idleModels;
+  if (s.modelReady != null) {
+    const mesh = s.modelReady;
+    s.modelReady = null;
+    return modelAnswer(s, s.wasm.loadModel(mesh));
+  }
+  if (s.modelRefused) {
+    const { mesh, why } = s.modelRefused;
+    s.modelRefused = null;
+    return modelAnswer(s, s.wasm.giveUpModel(mesh, why));
+  }
+  const wanted = s.wasm.modelWanted(x, y, z);
+  if (!wanted) return idleModels;
+  const path = wanted.files.find((f) => s.foundPaths.has(f));
+  if (!path) return modelAnswer(s, s.wasm.loadModel(wanted.mesh));
+  const found = s.foundPaths.get(path);
+  // Not fetched at all when the server says it is too big for a model (or answers any path
+  // with the scenery itself).
+  if (found.size > MAX_MODEL_BYTES) {
+    return modelAnswer(s, s.wasm.giveUpModel(wanted.mesh, `${found.size} bytes at ${path}: more than a model file may have`));
+  }
+  if (found.size != null && found.size === s.fetcher.size) {  // a server answering every path with the scenery
+    return modelAnswer(s, s.wasm.giveUpModel(wanted.mesh, `${path} is as big as the scenery: not a model file`));
+  }
+  const controller = new AbortController();
+  s.modelFetch = controller;
+  const timer = setTimeout(() => controller.abort(), 30_000);
+  fetchModelFile(found.url, controller.signal).then((bytes) => {
+    if (stream !== s) return;
+    s.modelRequests = (s.modelRequests || 0) + 1;
+    s.modelBytes = (s.modelBytes || 0) + bytes.length;
+    s.modelFiles.set(path, bytes);
+    s.modelReady = wanted.mesh;
+  }).catch((e) => {
+    // Listed with why (the page's missing list), as a model file that cannot be read is.
+    if (stream === s) s.modelRefused = { mesh: wanted.mesh, why: `${path}: ${e.message}` };
+  }).finally(() => {
+    clearTimeout(timer);
+    if (stream === s) s.modelFetch = null;
+  });
+  return idleModels;
+}
+
+async function fetchModelFile(url, signal) {
+  const response = await fetch(url, { cache: 'no-store', signal });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes.length > MAX_MODEL_BYTES) throw new Error(`more than ${MAX_MODEL_BYTES} bytes`);
+  return bytes;
+}
+
+// The files beside a document opened by URL, for its models and their textures, as the model
+// loader asks for them (one at a time, in the engine's order): a model file from what
+// streamModel fetched; any other file (a texture) read synchronously, looked for by a HEAD first
+// (so that a file that is not there is an answer, not an error, and one too big is not read) in
+// the roots of the lookups (lookForAssets); a URL found absent is not asked again.
+function urlFiles(s, url) {
+  const roots = assetRoots(url);
+  const absent = new Set();
+  const request = (method, target) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, target, false);
+    if (method === 'GET') xhr.responseType = 'arraybuffer';
+    xhr.timeout = 10000;
+    try {
+      xhr.send();
+    } catch {
+      return null;
+    }
+    return xhr.status === 200 ? xhr : null;
+  };
+  return {
+    read(path) {
+      if (stream !== s) return null;
+      // A model file: fetched before its model loads (streamModel), from where the lookups found
+      // it (a server may answer any path: a HEAD there already said which candidate is the file).
+      if (/\.(e3d|t3d)$/.test(path)) {
+        const bytes = s.modelFiles.get(path) ?? null;
+        s.modelFiles.delete(path);
+        return bytes;
+      }
+      for (const root of roots) {
+        const target = assetUrl(root, path).href;
+        if (absent.has(target)) continue;
+        s.modelRequests = (s.modelRequests || 0) + 1;
+        const head = request('HEAD', target);
+        if (head && Number(head.getResponseHeader('Content-Length') || 0) <= MAX_MODEL_BYTES) {
+          const got = request('GET', target);
+          if (got) {
+            s.modelRequests++;
+            s.modelBytes = (s.modelBytes || 0) + got.response.byteLength;
+            return new Uint8Array(got.response);
+          }
+        }
+        absent.add(target);
+      }
+      return null;
+    },
+  };
+}
+
+// Where the files of a scenery at `url` are: its folder and, for a file in a `scenery` folder, the
+// folder above it (the simulator's layout: scenery/ beside models/ and textures/).
+function assetRoots(url) {
+  const here = new URL(url, self.location.href);
+  const roots = [new URL('./', here)];
+  if (/\/scenery\/[^/]*$/i.test(here.pathname)) roots.push(new URL('../', here));
+  return roots;
+}
+const assetUrl = (root, path) => new URL(path.split('/').map(encodeURIComponent).join('/'), root);
+
 // The files a streamed document refers to, looked for next to its URL: one HEAD at a time (a
 // model absent from the server is worth knowing, not worth slowing the sections down for), in
 // the document's folder and, for a file in a `scenery` folder, in the folder above it (the
@@ -242,10 +384,8 @@ const MAX_LOOKUPS = 4096;
 async function lookForAssets(s) {
   const controller = new AbortController();
   s.lookups = controller;
-  const here = new URL(s.url, self.location.href);
-  const roots = [new URL('./', here)];
-  if (/\/scenery\/[^/]*$/i.test(here.pathname)) roots.push(new URL('../', here));
-  const urlOf = (root, path) => new URL(path.split('/').map(encodeURIComponent).join('/'), root);
+  const roots = assetRoots(s.url);
+  const urlOf = assetUrl;
   try {
     while (s.assetQueue.length) {
       const { label, candidates } = s.assetQueue.shift();
@@ -255,9 +395,13 @@ async function lookForAssets(s) {
           if (found) break;
           if (s.lookupBudget-- === 0) {
             s.fetcher.notices.push(`stopped looking for model files after ${MAX_LOOKUPS} lookups`);
+            s.lookupsSpent = true;  // the models found so far still load
             return;  // s.lookups stays set: no more lookups for this document
           }
-          found = await s.fetcher.exists(urlOf(root, path), controller.signal);
+          const head = await s.fetcher.exists(urlOf(root, path), controller.signal);
+          found = Boolean(head);
+          // Where the model loader reads it, and how big the server says it is.
+          if (head) s.foundPaths.set(path, { url: urlOf(root, path).href, size: head.size });
         }
       }
       if (stream !== s) return;
@@ -301,7 +445,7 @@ async function handle(request, progress) {
       return { ok: true };
     case 'camera':
       if (stream) return cameraTick(request);
-      return stageTick(request);
+      return wholeTick(request);
     case 'url':
       return openUrl(m, request, progress);
     case 'rows':
@@ -371,20 +515,40 @@ async function openWhole(m, bytes, request, progress) {
     // A scenery opened with its infrastructure only: the rest comes by camera ticks.
     result.staged = document.staging();
     staged = result.staged ? { doc: result.doc, ticks: 0 } : null;
+    // Models load from the files dropped with the document (none came: its proxies stay).
+    result.models = Boolean(request.assets?.length);
+    modelling = result.models ? { doc: result.doc, modelsFailed: 0, missingChanged: false } : null;
   }
   return result;
 }
 
-// A staged document (a scenery: infrastructure first): one camera tick reads the rest on the
-// first call, then hands out one piece of the scene nearest the camera per tick.
+// A document opened whole, per camera tick: a staged one (a scenery: infrastructure first) reads
+// the rest on the first tick, then hands out one piece of the scene nearest the camera per tick;
+// and one model of its proxies loads per tick, nearest first, while any is left to try.
 let staged = null;
-function stageTick(request) {
-  if (!staged || request.doc !== staged.doc || request.doc !== documentId) return { stale: true };
-  const r = document.nextStage(request.x, request.y, request.z);
-  const out = { delta: r.delta, staging: r.staging };
-  // The first tick read the visual nodes: the lists have grown.
-  if (staged.ticks++ === 0) out.described = JSON.parse(document.describe(200));
-  if (!r.staging) staged = null;
+let modelling = null;  // {doc, modelsFailed, missingChanged} while the open document has models to load
+function wholeTick(request) {
+  if (request.doc !== documentId) return { stale: true };
+  const { x, y, z } = request;
+  const out = { staging: false };
+  if (staged?.doc === request.doc) {
+    const r = document.nextStage(x, y, z);
+    out.delta = r.delta;
+    out.staging = r.staging;
+    // The first tick read the visual nodes: the lists have grown.
+    if (staged.ticks++ === 0) out.described = JSON.parse(document.describe(200));
+    if (!r.staging) staged = null;
+  }
+  if (modelling?.doc === request.doc) {
+    const m = nextModel(modelling, document, x, y, z);
+    out.modelDelta = m.delta;
+    out.models = m.stats;
+    if (modelling.missingChanged) out.missing = JSON.parse(document.missingFiles());
+    modelling.missingChanged = false;
+    // Done once none is left and no staged piece can bring more proxies.
+    if (m.stats.pending === 0 && !out.staging) modelling = null;
+  }
+  if (!out.staging && !modelling) out.done = true;
   return out;
 }
 
@@ -394,7 +558,7 @@ self.onmessage = async (event) => {
   try {
     const result = await handle(event.data, progress);
     // Scene buffers move to the page without a copy.
-    const transfer = [result.scene?.buffer, result.delta?.buffer].filter(Boolean);
+    const transfer = [result.scene?.buffer, result.delta?.buffer, result.modelDelta?.buffer].filter(Boolean);
     self.postMessage({ id, ...result }, transfer);
   } catch (e) {
     // Reading failed (HTTP, network, a superseded open): no byte offset to show, only what happened.

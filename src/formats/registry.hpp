@@ -40,6 +40,11 @@ struct OpenOptions {
   std::string skin_set;
   // For a model: draw the submodels hidden until lights or events switch them on (`*_on`, Light_On*).
   bool show_hidden = false;
+  // For a model placed by a scenery: the folder its textures are looked for from first
+  // (`textures/<the model's sub-folder>/`, as the engine does) instead of the model's own; no skin
+  // set is looked for, and only what every model hides (Light_On*) stays hidden. Empty: a model
+  // opened on its own.
+  std::string texture_base;
   // Threads a format may decode on at once, the caller's included (the CLI gives its cores; the
   // browser's worker keeps 1, as its pthread pool is the streamer's).
   unsigned threads = 1;

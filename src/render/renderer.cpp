@@ -308,11 +308,7 @@ void Renderer::release_scene() {
       glDeleteVertexArrays(1, &b.vao);
     }
   section_batches_.clear();
-  for (GpuMesh& m : meshes_) {
-    glDeleteBuffers(1, &m.vbo);
-    glDeleteBuffers(1, &m.ibo);
-    glDeleteVertexArrays(1, &m.vao);
-  }
+  for (GpuMesh& m : meshes_) release_mesh(m);
   meshes_.clear();
   for (unsigned t : textures_)
     if (t) glDeleteTextures(1, &t);
@@ -439,43 +435,64 @@ void Renderer::upload_textures() {
 
 void Renderer::upload_meshes() {
   upload_textures();
-  for (std::size_t k = meshes_.size(); k < scene_->meshes.size(); ++k) {
-    const scene::Mesh& m = scene_->meshes[k];
-    GpuMesh g;
-    g.parts = m.parts;
-    if (g.parts.empty()) g.parts.push_back({0, 0, static_cast<std::uint32_t>(m.indices.size())});
-    std::vector<float> interleaved;
-    interleaved.reserve(m.positions.size() * 8);
-    for (std::size_t i = 0; i < m.positions.size(); ++i) {
-      const glm::vec3 n = i < m.normals.size() ? m.normals[i] : glm::vec3(0, 1, 0);
-      const glm::vec2 uv = i < m.uvs.size() ? m.uvs[i] : glm::vec2(0.0f);
-      interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z, uv.x, uv.y});
-    }
-    glGenVertexArrays(1, &g.vao);
-    glBindVertexArray(g.vao);
-    glGenBuffers(1, &g.vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(interleaved.size() * sizeof(float)), interleaved.data(),
-                 GL_STATIC_DRAW);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
-    glEnableVertexAttribArray(2);
-    glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
-    glGenBuffers(1, &g.ibo);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(m.indices.size() * 4), m.indices.data(), GL_STATIC_DRAW);
-    // Instance attributes come from the shared per-frame buffer (bound at draw time).
-    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-    for (GLuint a = 4; a <= 7; ++a) {
-      glEnableVertexAttribArray(a);
-      glVertexAttribDivisor(a, 1);
-    }
-    scene_bytes_ += interleaved.size() * sizeof(float) + m.indices.size() * 4;
-    meshes_.push_back(std::move(g));
+  for (std::size_t k = meshes_.size(); k < scene_->meshes.size(); ++k) meshes_.push_back(upload_mesh(scene_->meshes[k]));
+  glBindVertexArray(0);
+}
+
+void Renderer::replace_meshes(const std::vector<std::uint32_t>& ids) {
+  if (!scene_) return;
+  upload_textures();
+  for (std::uint32_t id : ids) {
+    if (id >= meshes_.size() || id >= scene_->meshes.size()) continue;
+    release_mesh(meshes_[id]);
+    meshes_[id] = upload_mesh(scene_->meshes[id]);
   }
   glBindVertexArray(0);
+}
+
+void Renderer::release_mesh(GpuMesh& g) {
+  glDeleteVertexArrays(1, &g.vao);
+  glDeleteBuffers(1, &g.vbo);
+  glDeleteBuffers(1, &g.ibo);
+  scene_bytes_ -= std::min(scene_bytes_, g.bytes);
+  g = {};
+}
+
+Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
+  GpuMesh g;
+  g.parts = m.parts;
+  if (g.parts.empty()) g.parts.push_back({0, 0, static_cast<std::uint32_t>(m.indices.size())});
+  std::vector<float> interleaved;
+  interleaved.reserve(m.positions.size() * 8);
+  for (std::size_t i = 0; i < m.positions.size(); ++i) {
+    const glm::vec3 n = i < m.normals.size() ? m.normals[i] : glm::vec3(0, 1, 0);
+    const glm::vec2 uv = i < m.uvs.size() ? m.uvs[i] : glm::vec2(0.0f);
+    interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z, uv.x, uv.y});
+  }
+  glGenVertexArrays(1, &g.vao);
+  glBindVertexArray(g.vao);
+  glGenBuffers(1, &g.vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(interleaved.size() * sizeof(float)), interleaved.data(), GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
+  glGenBuffers(1, &g.ibo);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(m.indices.size() * 4), m.indices.data(), GL_STATIC_DRAW);
+  // Instance attributes come from the shared per-frame buffer (bound at draw time).
+  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+  for (GLuint a = 4; a <= 7; ++a) {
+    glEnableVertexAttribArray(a);
+    glVertexAttribDivisor(a, 1);
+  }
+  g.bytes = interleaved.size() * sizeof(float) + m.indices.size() * 4;
+  scene_bytes_ += g.bytes;
+  ++meshes_uploaded_;
+  return g;
 }
 
 void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
@@ -492,6 +509,7 @@ void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
   glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(part.count), GL_UNSIGNED_INT,
                           reinterpret_cast<void*>(std::uintptr_t{part.first} * 4), static_cast<GLsizei>(plan_.mesh_count[m]));
   ++stats_.draw_calls;
+  ++stats_.parts_drawn;
 }
 
 void Renderer::update_section(std::size_t index) {
@@ -626,6 +644,7 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_ = {};
   stats_.s3tc = s3tc_;
   stats_.textures_compressed = textures_compressed_, stats_.textures_decoded_here = textures_decoded_here_;
+  stats_.meshes_uploaded = meshes_uploaded_;
   viewport_h_ = height;
   const auto started = std::chrono::steady_clock::now();
   if (scene_) plan_and_upload(camera);

@@ -21,6 +21,7 @@ struct FrameStats {
   std::uint32_t sections_drawn = 0;
   std::uint32_t sections_total = 0;
   std::uint32_t meshes_drawn = 0;
+  std::uint32_t parts_drawn = 0;  // instanced draws: one per material part of each drawn mesh
   std::uint64_t gpu_bytes = 0;  // buffers this renderer holds
   double plan_ms = 0;           // CPU: culling + instance packing
   // Textures of the scene: kept block-compressed on the GPU (WEBGL_compressed_texture_s3tc), or
@@ -28,6 +29,7 @@ struct FrameStats {
   // them when told the extension is missing, so this stays 0 then).
   std::uint32_t textures_compressed = 0, textures_decoded_here = 0;
   bool s3tc = false;            // the context can take BC1-3 blocks
+  std::uint64_t meshes_uploaded = 0;  // since the renderer started (models replacing proxies too)
 };
 
 class Renderer {
@@ -44,6 +46,9 @@ class Renderer {
   // The scene's section `index` changed (streamed instances added or dropped), or is new; new
   // meshes may have been appended. Uploads only what changed.
   void update_section(std::size_t index);
+  // The scene's meshes `ids` were replaced (scene::replace_meshes: a model in place of its proxy):
+  // uploads them again, with the textures that came with them.
+  void replace_meshes(const std::vector<std::uint32_t>& ids);
   void set_highlight(std::uint32_t object) { highlight_ = object; }
   // Leaves objects [first, first + count) out (count 0: none): "hide this", and how tests prove
   // an object is what covers its pixels.
@@ -76,6 +81,7 @@ class Renderer {
   struct GpuMesh {
     unsigned vao = 0, vbo = 0, ibo = 0;
     std::vector<scene::Part> parts;  // one draw each, over all visible instances
+    std::uint64_t bytes = 0;
   };
   void release_scene();
   void draw_scene(const CameraMatrices& camera, bool ids);
@@ -83,9 +89,12 @@ class Renderer {
   void build_grid();
   void upload_batches(std::size_t section);
   void upload_meshes();  // meshes (and textures) the scene has beyond those uploaded
+  GpuMesh upload_mesh(const scene::Mesh& mesh);
+  void release_mesh(GpuMesh& mesh);
   void upload_textures();
   bool s3tc_ = false;
   std::uint32_t textures_compressed_ = 0, textures_decoded_here_ = 0;
+  std::uint64_t meshes_uploaded_ = 0;
   // One part of a mesh over its visible instances, with its material's state.
   void draw_part(std::size_t mesh, const scene::Part& part, bool ids);
 

@@ -74,7 +74,8 @@ void Scene::update_bounds(Section& s) const {
   for (const Instance& i : s.instances) {
     // A delta may refer to meshes of the scene it will join: assume a proxy's size then.
     const bool local = i.mesh >= mesh_base && i.mesh - mesh_base < meshes.size();
-    const glm::vec3 size = local ? meshes[i.mesh - mesh_base].bounds_max : glm::vec3(4.0f);
+    const Mesh* m = local ? &meshes[i.mesh - mesh_base] : nullptr;
+    const glm::vec3 size = m ? glm::max(glm::abs(m->bounds_min), glm::abs(m->bounds_max)) : glm::vec3(4.0f);
     const glm::vec3 extent = size * glm::abs(i.scale) + glm::vec3(1.0f);
     const float r = std::max({extent.x, extent.y, extent.z});
     lo = glm::min(lo, i.offset - glm::vec3(r));
@@ -97,11 +98,7 @@ void Scene::finish() {
   }
 }
 
-Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
-  if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
-    return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
-  if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
-  // The delta's materials and textures join the scene's under new ids.
+std::uint32_t adopt_looks(Scene& scene, Scene& delta) {
   const auto texture_base = static_cast<std::uint32_t>(scene.textures.size());
   const auto material_base = static_cast<std::uint32_t>(scene.materials.size());
   for (Texture& t : delta.textures) scene.textures.push_back(std::move(t));
@@ -109,6 +106,14 @@ Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
     if (m.texture != kNoTexture) m.texture += texture_base;
     scene.materials.push_back(m);
   }
+  return material_base;
+}
+
+Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
+  if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
+    return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
+  if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
+  const std::uint32_t material_base = adopt_looks(scene, delta);
   for (Mesh& m : delta.meshes) {
     for (Part& p : m.parts) p.material += material_base;
     scene.meshes.push_back(std::move(m));

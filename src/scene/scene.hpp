@@ -97,6 +97,9 @@ struct Mesh {
   // A stand-in for a model file that is not loaded: the renderer keeps it a few pixels big however
   // far away, so a sparse scenery never opens on an empty sky.
   bool proxy = false;
+  // A proxy's real model: the asset paths to try, in order (normalized, as AssetResolver takes
+  // them). A model loader replaces the proxy with the first that loads (replace_meshes).
+  std::vector<std::string> files;
 };
 
 // A model's node hierarchy (models and export): transforms relative to the parent.
@@ -154,6 +157,9 @@ struct Scene {
   glm::dvec3 bounds_min{0.0}, bounds_max{0.0};  // world bounds of all content
   // Whether the scene has ground (terrain) of its own; without it the viewer draws a ground grid.
   bool has_ground = false;
+  // A delta that replaces meshes (a model loaded in place of its proxy) instead of adding a
+  // section: meshes[i] takes the place of the scene's mesh replaces[i]. It carries no sections.
+  std::vector<std::uint32_t> replaces;
 
   std::uint32_t add_kind(const std::string& kind);
   std::uint32_t add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius = 5.0f);
@@ -176,6 +182,18 @@ struct Scene {
 // ids continue. Batches a delta brings stay until the scene is replaced (drop_streamed leaves
 // them): only instances stream out.
 Result<std::size_t> merge_delta(Scene& scene, Scene&& delta);
+// Merges a replacing delta (Scene::replaces): its materials and textures join the scene, each of
+// its meshes takes the place of the mesh it names (instances keep pointing at the same id), and
+// the sections whose instances now reach further get their bounds again. Returns the ids replaced.
+Result<std::vector<std::uint32_t>> replace_meshes(Scene& scene, Scene&& delta);
+// A model's scene (nodes or instances placing meshes) as one mesh in the model's own space, for
+// drawing by instances: every placed mesh transformed and appended, indices regrouped so that each
+// material is one part (one draw). The result is a delta replacing `replaced`: that mesh, the
+// materials and the textures it uses. Empty meshes come out as a mesh with no parts.
+Scene single_mesh(const Scene& model, std::uint32_t replaced, std::string name);
+// A delta's textures and materials moved into the scene under new ids (its materials' texture
+// ids renumbered with them); returns the id the delta's material 0 now has.
+std::uint32_t adopt_looks(Scene& scene, Scene& delta);
 // Drops a section's streamed instances (back to what came with the scene); its index, or -1.
 std::ptrdiff_t drop_streamed(Scene& scene, int row, int col);
 

@@ -9,7 +9,7 @@ namespace sceneria::scene {
 
 namespace {
 
-constexpr char kMagic[4] = {'S', 'C', 'N', '2'};
+constexpr char kMagic[4] = {'S', 'C', 'N', '3'};
 
 struct Out {
   std::vector<std::uint8_t>& b;
@@ -94,6 +94,8 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
     o.pod(m.bounds_min);
     o.pod(m.bounds_max);
     o.pod(static_cast<std::uint8_t>(m.proxy));
+    o.pod(static_cast<std::uint32_t>(m.files.size()));
+    for (const std::string& f : m.files) o.string(f);
   }
   o.pod(static_cast<std::uint32_t>(s.nodes.size()));
   for (const Node& n : s.nodes) {
@@ -127,12 +129,13 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   o.pod(s.bounds_min);
   o.pod(s.bounds_max);
   o.pod(static_cast<std::uint8_t>(s.has_ground));
+  o.array(s.replaces);
   return bytes;
 }
 
 Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   if (bytes.size() < 4 || std::memcmp(bytes.data(), kMagic, 4) != 0)
-    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN2)"};
+    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN3)"};
   ByteReader r(bytes.subspan(4), 4, "scene");
   In in{r};
   Scene s;
@@ -197,6 +200,10 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
     std::uint8_t proxy = 0;
     in.pod(proxy);
     m.proxy = proxy != 0;
+    const std::uint32_t files = r.u32();
+    if (!r.check_count(files, 4, "mesh files")) return r.error();
+    m.files.resize(files);
+    for (std::string& f : m.files) in.string(f);
     if (!r.ok()) return r.error();
     if ((!m.normals.empty() && m.normals.size() != m.positions.size()) || (!m.uvs.empty() && m.uvs.size() != m.positions.size()))
       return Error{Errc::bad_value, r.offset(), "scene: mesh attributes of different lengths"};
@@ -254,7 +261,10 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   std::uint8_t ground = 0;
   in.pod(ground);
   s.has_ground = ground != 0;
+  in.array(s.replaces);
   if (!r.ok()) return r.error();
+  if (s.replaces.size() != (s.replaces.empty() ? 0 : s.meshes.size()) || (!s.replaces.empty() && !s.sections.empty()))
+    return Error{Errc::bad_value, r.offset(), "scene: a replacing delta names one mesh per mesh it brings, and no sections"};
   return s;
 }
 

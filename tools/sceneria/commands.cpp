@@ -94,7 +94,7 @@ Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::
   if (!source) return source.error();
   std::unique_ptr<DirectoryAssets> resolver;
   if (!assets.empty()) resolver = std::make_unique<DirectoryAssets>(assets);
-  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .threads = cores()});
+  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .texture_base = {}, .threads = cores()});
   if (for_conversion) *for_conversion = std::move(resolver);
   return document;
 }
@@ -163,7 +163,7 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
 int write_and_describe(const std::string& out_path, std::vector<std::uint8_t> bytes, std::ostream& out, std::ostream& err) {
   if (!write_bytes(out_path, bytes, err)) return 1;
   MemorySource written(std::move(bytes), out_path);
-  auto check = open_document(written, {.skin_set = {}, .threads = cores()});
+  auto check = open_document(written, {.skin_set = {}, .texture_base = {}, .threads = cores()});
   if (!check) return fail(err, out_path, check.error());
   out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
   return 0;

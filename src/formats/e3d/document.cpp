@@ -226,7 +226,7 @@ Result<scene::Scene> ModelDocument::scene() const {
   for (std::size_t i = 0; i < m_.submodels.size(); ++i) {
     const Submodel& sub = m_.submodels[i];
     const bool marker = sub.type == free_spotlight || sub.type == points || sub.type == stars;
-    if ((sub.type != triangles && !marker) || sub.vertex_count <= 0 || (m_.hidden_by_default(sub, true) && !show_hidden_)) continue;
+    if ((sub.type != triangles && !marker) || sub.vertex_count <= 0 || (m_.hidden_by_default(sub, !placed_) && !show_hidden_)) continue;
     scene::Mesh mesh = marker ? marker_mesh(sub, s) : triangle_mesh(sub, s);
     mesh.name = display_text(m_.name_of(sub));
     glm::vec3 lo(INFINITY), hi(-INFINITY);
@@ -265,8 +265,12 @@ ojson ModelDocument::row(std::string_view list, std::uint64_t i) const {
   if (list == "textures") return ojson{{"i", i}, {"name", display_text(m_.textures[static_cast<std::size_t>(i)])}, {"detail", i == 0 ? "(the list's empty first entry)" : ""}};
   const Submodel& s = m_.submodels[static_cast<std::size_t>(i)];
   const std::string_view name = m_.name_of(s);
+  // Its place in the tree, for the outliner's indentation (a hostile file's loop stops at 64).
+  int depth = 0;
+  for (std::int64_t p = s.parent; p >= 0 && static_cast<std::size_t>(p) < m_.submodels.size() && depth < 64; ++depth)
+    p = m_.submodels[static_cast<std::size_t>(p)].parent;
   return ojson{{"i", i}, {"name", name.empty() ? std::string("(unnamed)") : display_text(name)},
-               {"detail", fmt::format("{}, {}", type_name(s.type), display_text(m_.material_of(s)))}};
+               {"detail", fmt::format("{}, {}", type_name(s.type), display_text(m_.material_of(s)))}, {"depth", depth}};
 }
 
 std::uint64_t ModelDocument::vertices() const {
@@ -287,7 +291,9 @@ std::string ModelDocument::look_name(const Submodel& s) const {
 }
 
 void ModelDocument::apply(const OpenOptions& options, std::string_view source_name) {
-  if (options.assets) load_textures(*options.assets, folder_of(source_name), options.skin_set);
+  placed_ = !options.texture_base.empty();
+  const std::string base = placed_ ? options.texture_base : folder_of(source_name);
+  if (options.assets) load_textures(*options.assets, base, options.skin_set);
   show_hidden_ = options.show_hidden;
 }
 
@@ -307,7 +313,7 @@ void ModelDocument::load_textures(AssetResolver& assets, std::string_view base, 
     if (s.texture < 0) skins = true;
     if (s.texture > 0 && m_.material_of(s) != "colored") load(look_name(s), base, m_.material_of(s));
   }
-  if (!skins) return;
+  if (!skins || placed_) return;  // a scenery gives each instance its skins
   // Skin sets: "<set>,<n>" files (a .mat or an image) anywhere among the files, by folder and set.
   std::map<std::string, std::string> sets;  // set path (folder/set) -> folder
   for (const std::string& path : assets.listing()) {

@@ -58,6 +58,7 @@ class ModelDocument : public Document {
   std::vector<std::string> missing_, skin_sets_;
   std::string skin_set_;
   bool show_hidden_ = false;
+  bool placed_ = false;  // placed by a scenery (OpenOptions::texture_base): not a vehicle, no skins
 };
 
 }  // namespace sceneria::e3d

@@ -72,6 +72,9 @@ struct Model {
   std::vector<Submodel> submodels;
   bool matrices_f64 = false;                      // TRA1
   std::vector<std::array<double, 16>> matrices;   // column-major, translation in 12-14
+  // TRA0 as read: written back while `matrices` still says the same, because a signalling NaN
+  // does not survive float -> double -> float (the conversion quiets it).
+  std::vector<std::uint8_t> matrix_bytes;
   int vertex_variant = -1;                        // VNT digit; -1 without a vertex pool
   std::vector<std::uint8_t> vertex_bytes;
   int index_size = 0;                             // IDX digit; 0 without an index pool

@@ -263,6 +263,7 @@ Result<Model> read_model(std::span<const std::uint8_t> bytes) {
       if (payload.size() % each) return fail(Errc::bad_chunk_size, fmt::format("{} bytes are not a whole number of {}-byte matrices", payload.size(), each));
       seen_tra = true;
       m.matrices_f64 = digit == 1;
+      if (!digit) m.matrix_bytes.assign(payload.begin(), payload.end());
       m.matrices.resize(payload.size() / each);
       for (std::size_t k = 0; k < m.matrices.size(); ++k)
         for (std::size_t e = 0; e < 16; ++e)

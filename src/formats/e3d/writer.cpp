@@ -30,6 +30,19 @@ void put_strings(std::vector<std::uint8_t>& out, const std::vector<std::string>&
   }
 }
 
+// Whether the TRA0 bytes as read still hold `matrices` (each float widened compares bit for bit).
+bool matrices_as_read(const Model& m) {
+  if (m.matrix_bytes.size() != m.matrices.size() * 64) return false;
+  for (std::size_t k = 0; k < m.matrices.size(); ++k)
+    for (std::size_t e = 0; e < 16; ++e) {
+      float f;
+      std::memcpy(&f, m.matrix_bytes.data() + k * 64 + e * 4, 4);
+      const double wide = f;
+      if (std::memcmp(&wide, &m.matrices[k][e], sizeof wide) != 0) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> write_model(const Model& m) {
@@ -43,8 +56,10 @@ std::vector<std::uint8_t> write_model(const Model& m) {
     if (key == "SUB") {
       for (const Submodel& s : m.submodels) put_submodel(out, s, 256 + 64 * static_cast<std::size_t>(m.sub_variant));
     } else if (key == "TRA") {
-      for (const auto& matrix : m.matrices)
-        for (double e : matrix) m.matrices_f64 ? put(out, e) : put(out, static_cast<float>(e));
+      if (!m.matrices_f64 && matrices_as_read(m)) out.insert(out.end(), m.matrix_bytes.begin(), m.matrix_bytes.end());
+      else
+        for (const auto& matrix : m.matrices)
+          for (double e : matrix) m.matrices_f64 ? put(out, e) : put(out, static_cast<float>(e));
     } else if (key == "VNT" && !wrote_vertices && c.unknown.empty()) {
       out.insert(out.end(), m.vertex_bytes.begin(), m.vertex_bytes.end());
       wrote_vertices = true;

@@ -8,7 +8,9 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include "formats/eu7b/format.hpp"
 #include "formats/eu7b/pack.hpp"
+#include "io/assets.hpp"
 
 namespace sceneria::eu7b {
 
@@ -43,6 +45,7 @@ struct SceneBuilder::Builder {
   const Module& m;
   scene::Scene s;
   std::unordered_map<std::uint64_t, std::uint32_t> mesh_of;  // file sid -> mesh id (global)
+  std::unordered_map<std::uint32_t, float> mesh_size;        // proxy mesh id -> its box's size
   std::uint32_t mesh_total = 0, object_total = 0;             // across everything built so far
 
   // A batch of `primitive` in the section holding `anchor`; positions are made relative to it.
@@ -86,19 +89,26 @@ struct SceneBuilder::Builder {
     return s.add_material(look);
   }
 
-  std::uint32_t proxy_mesh(Sid file, std::string_view name) {
+  // A file's proxy: a box standing on the ground, as big as the first instance of the file says
+  // the model is (its node's bounding sphere, in the model's own units), else 4 m. The size is the
+  // mesh's, not the instances', so a loaded model takes the proxy's place under the same
+  // instance transforms (scene::replace_meshes).
+  std::uint32_t proxy_mesh(Sid file, std::string_view name, float size) {
     auto it = mesh_of.find(file);
     if (it != mesh_of.end()) return it->second;
     scene::Material look;
     look.name = std::string(name);
     look.color = scene::color_for_name(name);
-    // A box standing on the ground: x, z in [-2, 2], y in [0, 4].
-    const float h = kProxySize / 2;
-    scene::Mesh mesh = scene::box_mesh(std::string(name), {-h, 0, -h}, {h, kProxySize, h}, s.add_material(look));
+    const float h = size / 2;
+    scene::Mesh mesh = scene::box_mesh(std::string(name), {-h, 0, -h}, {h, size, h}, s.add_material(look));
     mesh.proxy = true;
+    if (file != kNoString && !text(m, file).empty())
+      for (const std::string& c : model_candidates(text(m, file)))
+        if (auto key = normalize_asset_path(c)) mesh.files.push_back(*key);
     s.meshes.push_back(std::move(mesh));
     const std::uint32_t id = mesh_total++;  // ids continue across streamed deltas
     mesh_of.emplace(file, id);
+    mesh_size.emplace(id, size);
     return id;
   }
 
@@ -113,13 +123,22 @@ struct SceneBuilder::Builder {
                     glm::angleAxis(glm::radians(angles.x), glm::vec3(1, 0, 0)) *
                     glm::angleAxis(glm::radians(angles.z), glm::vec3(0, 0, 1));
     inst.scale = {scale.x, scale.y, scale.z};
-    // The proxy takes the node's bounding sphere when it has one, else a 4 m box.
-    if (node && (node->flags & node_flag::bounds) && node->bounds_radius > 0.5f)
-      inst.scale *= node->bounds_radius * 2.0f / kProxySize;
-    inst.mesh = proxy_mesh(file, text(m, file).empty() ? std::string_view("(no model file)") : text(m, file));
+    const float largest = std::max({std::abs(scale.x), std::abs(scale.y), std::abs(scale.z)});
+    float size = kProxySize;
+    // The node's bounding sphere is in the world; the model's own size is that over its scale.
+    if (node && (node->flags & node_flag::bounds) && node->bounds_radius > 0.5f && largest > 1e-3f &&
+        std::isfinite(node->bounds_radius))
+      size = std::min(node->bounds_radius * 2.0f / largest, 1000.0f);
+    inst.mesh = proxy_mesh(file, text(m, file).empty() ? std::string_view("(no model file)") : text(m, file), size);
     inst.range_sq_max = std::isinf(range_sq_max) ? 1e30f : range_sq_max;
-    inst.object = s.object_base + s.add_object(kind, index, where, kProxySize * std::max({inst.scale.x, inst.scale.y, inst.scale.z}));
+    const float box = mesh_size_of(inst.mesh);
+    inst.object = s.object_base + s.add_object(kind, index, where, box * std::max({inst.scale.x, inst.scale.y, inst.scale.z}));
     sec.instances.push_back(inst);
+  }
+
+  float mesh_size_of(std::uint32_t id) const {
+    auto it = mesh_size.find(id);
+    return it == mesh_size.end() ? kProxySize : it->second;
   }
 
   // ---- tracks ----
@@ -237,7 +256,7 @@ struct SceneBuilder::Builder {
   }
 };
 
-SceneBuilder::SceneBuilder(const Module& module) : b_(std::make_unique<Builder>(Builder{module, {}, {}})) {}
+SceneBuilder::SceneBuilder(const Module& module) : b_(std::make_unique<Builder>(Builder{module, {}, {}, {}})) {}
 SceneBuilder::~SceneBuilder() = default;
 
 namespace {

@@ -96,6 +96,15 @@ bool WebViewer::add_delta(std::span<const std::uint8_t> bytes, std::string& erro
     error = delta.error().describe();
     return false;
   }
+  if (!delta->replaces.empty()) {  // a model loaded in place of its proxy
+    auto replaced = scene::replace_meshes(*scene_, std::move(delta).value());
+    if (!replaced) {
+      error = replaced.error().describe();
+      return false;
+    }
+    renderer_.replace_meshes(*replaced);
+    return true;
+  }
   const std::size_t objects_before = scene_->objects.size();
   auto index = scene::merge_delta(*scene_, std::move(delta).value());
   if (!index) {

@@ -2,11 +2,11 @@
 // WebAssembly under node, and in the page in headless Chromium (SwiftShader), one after the other
 // in one run. The camera is in the same place for every size.
 //   node bench/frame-run.mjs            (after npm run build:native and build:wasm)
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from '@playwright/test';
+import { openViewerPage } from './viewer-page.mjs';
 
 const sizes = [10_000, 100_000, 1_000_000];
 const lines = (out) => out.toString().trim().split('\n').map((l) => JSON.parse(l));
@@ -15,13 +15,7 @@ const wasm = lines(execFileSync('node', ['--no-experimental-fetch', 'build/wasm/
 
 // The page: the same generated files, the same camera, the renderer's own cull+upload timer.
 const dir = mkdtempSync(join(tmpdir(), 'sceneria-frame-'));
-const server = spawn('node', ['scripts/serve.mjs', '--port', '8131'], { stdio: 'ignore' });
-await new Promise((r) => setTimeout(r, 800));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-await page.goto('http://127.0.0.1:8131/');
-await page.waitForFunction(() => window.sceneria?.viewer && window.sceneria.lastResult);
+const { page, close } = await openViewerPage(8131);
 const browserRows = [];
 for (const n of sizes) {
   const file = join(dir, `g${n}.eu7`);
@@ -41,8 +35,7 @@ for (const n of sizes) {
              sections_total: s.sectionsTotal, draw_calls: s.drawCalls };
   }));
 }
-await browser.close();
-server.kill();
+await close();
 
 console.log('| models | sections (visible / total) | instances drawn | native ms | wasm (node) ms | Chromium page ms | draw calls (page) |');
 console.log('|---|---|---|---|---|---|---|');

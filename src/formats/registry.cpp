@@ -71,12 +71,17 @@ const Format* find_format(std::string_view id) {
   return nullptr;
 }
 
-Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size) {
-  for (const Format& f : registry())
-    if (f.probe(head, name)) return &f;
+const Format* format_for_name(std::string_view name) {
   for (const Format& f : registry())
     for (std::string_view ext : f.extensions)
       if (iends_with(name, ext)) return &f;
+  return nullptr;
+}
+
+Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size) {
+  for (const Format& f : registry())
+    if (f.probe(head, name)) return &f;
+  if (const Format* f = format_for_name(name)) return f;
   std::string tried;
   for (const Format& f : registry()) {
     std::string exts;

@@ -114,6 +114,8 @@ struct Format {
 
 std::span<const Format> formats();
 const Format* find_format(std::string_view id);
+// The first format (in registry order) whose extensions end `name`, ignoring case; nullptr if none.
+const Format* format_for_name(std::string_view name);
 // The format of these bytes: a probe match first, else a file named like a format (so its reader
 // gives the precise complaint); else an unknown_format error that lists what was tried.
 Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size);

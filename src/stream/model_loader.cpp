@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "core/text.hpp"
 #include "formats/registry.hpp"
 
 namespace sceneria::stream {
@@ -67,22 +66,26 @@ std::optional<scene::Scene> ModelLoader::load_next(const glm::dvec3& camera, Ass
   return next ? load(next->mesh, assets) : std::nullopt;
 }
 
-void ModelLoader::give_up(std::uint32_t mesh, std::string_view why) {
+ModelLoader::Entry* ModelLoader::take(std::uint32_t mesh) {
   const auto it = entry_of_mesh_.find(mesh);
-  if (it == entry_of_mesh_.end() || entries_[it->second].tried) return;
+  if (it == entry_of_mesh_.end() || entries_[it->second].tried) return nullptr;
   Entry& e = entries_[it->second];
   e.tried = true;
   --pending_;
+  return &e;
+}
+
+void ModelLoader::give_up(std::uint32_t mesh, std::string_view why) {
+  Entry* e = take(mesh);
+  if (!e) return;
   ++stats_.failed;
-  failed_.push_back(fmt::format("{}: {}", e.name, why));
+  failed_.push_back(fmt::format("{}: {}", e->name, why));
 }
 
 std::optional<scene::Scene> ModelLoader::load(std::uint32_t mesh, AssetResolver& assets) {
-  const auto it = entry_of_mesh_.find(mesh);
-  if (it == entry_of_mesh_.end() || entries_[it->second].tried) return std::nullopt;
-  Entry& e = entries_[it->second];
-  e.tried = true;
-  --pending_;
+  Entry* taken = take(mesh);
+  if (!taken) return std::nullopt;
+  Entry& e = *taken;
   const auto started = std::chrono::steady_clock::now();
   const auto took = [&] {
     stats_.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -103,10 +106,7 @@ std::optional<scene::Scene> ModelLoader::load(std::uint32_t mesh, AssetResolver&
   // The format its name says (a model's), never what the bytes may sniff as: a server answering
   // every path with the scenery itself must not have it opened again as a "model".
   const std::string& path = source->name();
-  const Format* format = nullptr;
-  for (const Format& f : formats())
-    for (std::string_view ext : f.extensions)
-      if (!format && iends_with(path, ext)) format = &f;
+  const Format* format = format_for_name(path);
   if (!format || !format->open) return fail(fmt::format("{}: no model format reads this file", path));
   if (source->size() > kMaxModelBytes)
     return fail(fmt::format("{}: {} bytes, more than a model file may have ({})", path, source->size(), kMaxModelBytes));

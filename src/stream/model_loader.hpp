@@ -65,6 +65,8 @@ class ModelLoader {
     std::unordered_set<std::int64_t> cells;  // those sections, by grid cell
     bool tried = false;
   };
+  // The entry of an untried proxy, marked tried; nullptr if there is none.
+  Entry* take(std::uint32_t mesh);
   std::vector<Entry> entries_;
   std::unordered_map<std::uint32_t, std::size_t> entry_of_mesh_;
   std::size_t pending_ = 0;

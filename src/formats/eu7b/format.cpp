@@ -202,7 +202,10 @@ std::vector<std::string> model_candidates(std::string_view name) {
   for (char& c : base) c = c == '\\' ? '/' : (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   const auto slash = base.rfind('/'), dot = base.rfind('.');
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) base.resize(dot);
-  return {base + ".e3d", "models/" + base + ".e3d", base + ".t3d", "models/" + base + ".t3d"};
+  std::vector<std::string> out;
+  for (const std::string& c : {base + ".e3d", "models/" + base + ".e3d", base + ".t3d", "models/" + base + ".t3d"})
+    if (auto key = normalize_asset_path(c)) out.push_back(*key);
+  return out;
 }
 
 const Format& format() {

@@ -11,7 +11,8 @@ namespace sceneria::eu7b {
 const Format& format();
 
 // The files a model name may be, relative to the game root, in the engine's order (notes B6):
-// lower case, extension dropped, `<name>.e3d`, `models/<name>.e3d`, `<name>.t3d`, `models/<name>.t3d`.
+// lower case, extension dropped, `<name>.e3d`, `models/<name>.e3d`, `<name>.t3d`, `models/<name>.t3d`,
+// as normalized asset paths (normalize_asset_path; none for a name that climbs out of the root).
 std::vector<std::string> model_candidates(std::string_view name);
 
 // The distinct model files a module places: MODL and prototypes (what its header holds), and with

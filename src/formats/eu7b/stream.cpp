@@ -307,9 +307,7 @@ std::vector<stream::RemoteDocument::AssetQuery> RemoteModule::take_asset_queries
     it = asset_ids_pending_.erase(it);
     if (id == kNoString || module_->strings[id].empty()) continue;
     const std::string file(module_->strings[id]);
-    AssetQuery q{file, {}};
-    for (const std::string& c : model_candidates(file))
-      if (auto key = normalize_asset_path(c)) q.candidates.push_back(*key);
+    AssetQuery q{file, model_candidates(file)};
     if (!q.candidates.empty()) out.push_back(std::move(q));
   }
   return out;

@@ -10,7 +10,6 @@
 
 #include "formats/eu7b/format.hpp"
 #include "formats/eu7b/pack.hpp"
-#include "io/assets.hpp"
 
 namespace sceneria::eu7b {
 
@@ -102,9 +101,7 @@ struct SceneBuilder::Builder {
     const float h = size / 2;
     scene::Mesh mesh = scene::box_mesh(std::string(name), {-h, 0, -h}, {h, size, h}, s.add_material(look));
     mesh.proxy = true;
-    if (file != kNoString && !text(m, file).empty())
-      for (const std::string& c : model_candidates(text(m, file)))
-        if (auto key = normalize_asset_path(c)) mesh.files.push_back(*key);
+    if (file != kNoString && !text(m, file).empty()) mesh.files = model_candidates(text(m, file));
     s.meshes.push_back(std::move(mesh));
     const std::uint32_t id = mesh_total++;  // ids continue across streamed deltas
     mesh_of.emplace(file, id);

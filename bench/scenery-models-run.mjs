@@ -87,4 +87,4 @@ console.log(`| instances drawn | ${boxes.instances} | ${real.instances} | |`);
 console.log(`| draw calls | ${boxes.drawCalls} | ${real.drawCalls} | |`);
 console.log(`| triangles | ${boxes.triangles.toLocaleString('en-US')} | ${real.triangles.toLocaleString('en-US')} | ${(real.triangles / boxes.triangles).toFixed(1)} |`);
 console.log(`| CPU: cull + pack + upload (ms) | ${boxes.plan.toFixed(2)} | ${real.plan.toFixed(2)} | ${(real.plan / boxes.plan).toFixed(2)} |`);
-console.log(`| page thread: `renderFrame` (command submission) (ms) | ${boxes.whole.toFixed(1)} | ${real.whole.toFixed(1)} | ${(real.whole / boxes.whole).toFixed(2)} |`);
+console.log(`| page thread: renderFrame (command submission) (ms) | ${boxes.whole.toFixed(1)} | ${real.whole.toFixed(1)} | ${(real.whole / boxes.whole).toFixed(2)} |`);

@@ -59,6 +59,14 @@ for (const suite of ['native', 'wasm']) {
   add(suite, c, readNumber(join(dir, `${suite}.expected`)));
 }
 
+// node --test (TAP): its own closing counts; "# tests" is what the run held.
+{
+  const tap = existsSync(join(dir, 'node.tap')) ? readFileSync(join(dir, 'node.tap'), 'utf8') : '';
+  const count = (key) => Number((tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) || [])[1] ?? 0);
+  const c = { passed: count('pass'), failed: count('fail') + count('cancelled'), skipped: count('skipped') + count('todo') };
+  add('node', c, tap ? count('tests') : null);
+}
+
 // Playwright: the summary reporter's counts, with the number of tests the run held and any
 // spec file that failed to load.
 {

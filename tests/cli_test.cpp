@@ -286,3 +286,68 @@ TEST(Cli, BakeWritesTheReferenceTwinsOfAScenery) {
 
 }  // namespace
 }  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+// A folder of models and sceneries converted at once: every file the target takes, in the same
+// place under the output folder, pictures passed by, sidecars beside each output.
+TEST(Cli, ConvertRecursiveWritesEveryFileOfAFolder) {
+  SCENERIA_REQUIRE_SAMPLES();
+  namespace fs = std::filesystem;
+  const fs::path in = fs::temp_directory_path() / "sceneria_cli_recursive_in", out = fs::temp_directory_path() / "sceneria_cli_recursive_out";
+  fs::remove_all(in), fs::remove_all(out);
+  fs::create_directories(in / "models"), fs::create_directories(in / "eu7");
+  const fs::path models = test::samples_dir() / "maszyna/models";
+  fs::copy_file(models / "oslony_syren.e3d", in / "models/oslony_syren.e3d");
+  fs::copy_file(models / "oslony_syren.t3d", in / "models/oslony_syren.t3d");
+  fs::copy_file(models / "kratka.dds", in / "models/kratka.dds");  // a picture: passed by
+  fs::copy_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7", in / "eu7/TD.v6.eu7");
+  auto r = run({"convert", "--recursive", in.string(), out.string(), "--to", "gltf"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 converted, 0 failed"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out / "eu7/TD.v6.gltf"));
+  EXPECT_TRUE(fs::exists(out / "eu7/TD.v6.bin"));
+  // Two models of one name in one folder keep their extensions apart instead of overwriting.
+  EXPECT_TRUE(fs::exists(out / "models/oslony_syren.e3d.gltf"));
+  EXPECT_TRUE(fs::exists(out / "models/oslony_syren.t3d.gltf"));
+  EXPECT_TRUE(fs::exists(out / "models/oslony_syren.t3d.bin"));
+  EXPECT_FALSE(fs::exists(out / "models/oslony_syren.gltf"));
+  EXPECT_FALSE(fs::exists(out / "models/kratka.gltf"));
+  const auto j = nlohmann::json::parse(std::ifstream(out / "eu7/TD.v6.gltf"));
+  EXPECT_EQ(j["asset"]["version"], "2.0");
+  EXPECT_EQ(j["buffers"][0]["uri"], "TD.v6.bin");
+  EXPECT_EQ(j["buffers"][0]["byteLength"].get<std::uintmax_t>(), fs::file_size(out / "eu7/TD.v6.bin"));
+
+  auto missing = run({"convert", "--recursive", in.string(), out.string()});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--recursive needs --to"), std::string::npos);
+  fs::remove_all(in), fs::remove_all(out);
+}
+
+TEST(Cli, ConvertToOverridesTheExtensionAndObjGetsItsMtl) {
+  SCENERIA_REQUIRE_SAMPLES();
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "sceneria_cli_to";
+  fs::remove_all(dir), fs::create_directories(dir);
+  auto r = run({"convert", (test::samples_dir() / "maszyna/models/oslony_syren.e3d").string(), (dir / "model.data").string(), "--to", "glb"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream glb(dir / "model.data", std::ios::binary);
+  char magic[4] = {};
+  glb.read(magic, 4);
+  EXPECT_EQ(std::string(magic, 4), "glTF");
+  auto o = run({"convert", (test::samples_dir() / "maszyna/models/oslony_syren.e3d").string(), (dir / "model.obj").string()});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir / "model.mtl"));
+  std::ifstream obj(dir / "model.obj");
+  std::string first, second;
+  std::getline(obj, first), std::getline(obj, second);
+  EXPECT_EQ(first.rfind("# sceneria export of E3D", 0), 0u) << first;
+  auto bad = run({"convert", (test::samples_dir() / "maszyna/models/oslony_syren.e3d").string(), (dir / "x.glb").string(), "--param", "lines=maybe"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("option lines: 'maybe' is not lines, ribbons or none"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sceneria

@@ -63,12 +63,15 @@ TEST(Inspect, SummaryOfTdV6) {
                                             "counts", "sections", "stringSample", "lists", "missingFiles", "warnings",
                                             "capabilities"}));
   EXPECT_EQ(j["capabilities"]["streams"], true);
-  ASSERT_EQ(j["capabilities"]["writes"].size(), 2u);
+  ASSERT_EQ(j["capabilities"]["writes"].size(), 5u);  // its own two, then the scene exports
   EXPECT_EQ(j["capabilities"]["writes"][0]["id"], "eu7b");
   EXPECT_EQ(j["capabilities"]["writes"][0]["extension"], ".eu7");
   EXPECT_EQ(j["capabilities"]["writes"][0]["params"], find_format("eu7b")->writers[0].params);  // what the page offers
   EXPECT_EQ(j["capabilities"]["writes"][1]["id"], "json");
   EXPECT_EQ(j["capabilities"]["writes"][1]["extension"], ".json");
+  EXPECT_EQ(j["capabilities"]["writes"][2]["id"], "glb");
+  EXPECT_EQ(j["capabilities"]["writes"][3]["id"], "gltf");
+  EXPECT_EQ(j["capabilities"]["writes"][4]["id"], "obj");
   // The structure panel's table is the chunk table.
   ASSERT_EQ(j["structure"].size(), j["chunks"].size());
   EXPECT_EQ(j["structure"][2], nlohmann::ordered_json::parse(R"({"name":"TRAK","offset":9450,"size":11043,"count":87})"));

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "export/writers.hpp"
 #include "formats/dds/format.hpp"
 #include "formats/e3d/format.hpp"
 #include "formats/eu7b/format.hpp"
@@ -18,15 +19,16 @@ namespace {
 // Every format, in probe order. One line per format.
 const std::vector<Format>& registry() {
   static const std::vector<Format> all = {
-      eu7b::format(),
+      // Each format's own writers, then the scene exports every drawable format has.
+      exports::with_scene_writers(eu7b::format()),
       // Text before its twin: a dropped folder holding both opens the text (the page ranks files
       // by this order), as the engine prefers a text newer than its twin. The text sniff refuses
       // twins' bytes, so the order costs nothing in detection.
-      scenery::text_format(),
-      scenery::twin_format(),
-      e3d::format(),
-      t3d::format(),
-      dds::format(),
+      exports::with_scene_writers(scenery::text_format()),
+      exports::with_scene_writers(scenery::twin_format()),
+      exports::with_scene_writers(e3d::format()),
+      exports::with_scene_writers(t3d::format()),
+      exports::with_scene_writers(dds::format()),
   };
   return all;
 }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "export/export.hpp"
 #include "formats/document.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
@@ -60,6 +61,15 @@ struct WriteOptions {
   // Threads a writer may keep busy at once, the caller's included (the CLI gives the machine's
   // cores; in the browser's worker it stays 1, as its pthread pool is the streamer's).
   unsigned threads = 1;
+  // The output's file name: writers that make files beside it name them after it ("x.gltf" ->
+  // "x.bin", "x_0.png"). Empty: "scene".
+  std::string name = {};
+  // Where those files go; nullptr: the writer keeps everything in its one output where its
+  // format can (a .gltf's buffer and images as data: URIs), else leaves them out (an OBJ's .mtl).
+  std::vector<exports::File>* sidecars = nullptr;
+  // Scene exports: where the scene's models (Mesh::files of proxies) and their textures are
+  // read from, each replacing its proxy box; nullptr: proxies stay boxes.
+  AssetResolver* assets = nullptr;
 };
 
 struct Writer {
@@ -103,6 +113,8 @@ struct Format {
   // Streams: opened from ranges of a file that stays remote. nullptr: read whole.
   std::unique_ptr<stream::RemoteDocument> (*open_remote)(std::uint64_t size, std::string name) = nullptr;
   std::vector<Writer> writers;
+  // A picture (a texture), not a scene or model: batch conversions of folders pass it by.
+  bool picture = false;
   std::vector<std::uint8_t> (*demo)() = nullptr;  // a small file of this format for the page's first view
   Result<std::vector<std::uint8_t>> (*generate)(const GenerateOptions& options) = nullptr;  // synthetic samples
   // `path` and, recursively, what it includes (each once) → binary companions, on up to

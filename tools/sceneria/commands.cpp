@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <ostream>
+#include <sstream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -207,32 +210,132 @@ std::filesystem::path default_root(const std::string& path) {
   return file.parent_path();
 }
 
-int convert(const std::string& in_path, const std::string& out_path, const std::string& assets, const WriteOptions& base,
-            bool progress, std::ostream& out, std::ostream& err) {
+// One file converted: the writer chosen by `target` (a writer id or an output name: "glb",
+// "x.eu7"), files a writer makes beside its output (a .gltf's .bin, an .obj's .mtl and images)
+// written beside it, and the output described by reading it back where the core reads its format.
+int convert_file(const std::string& in_path, const std::string& out_path, const std::string& target, const std::string& assets,
+                 const WriteOptions& base, ProgressBar* bar, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
   std::unique_ptr<DirectoryAssets> resolver;  // outlives the document, which may read through it later
   auto document = open_file(in_path, assets.empty() ? default_root(in_path).string() : assets, &resolver);
   if (!document) return fail(err, in_path, document.error());
   const Format* format = find_format((*document)->format_id());
-  const Writer* writer = format ? format->writer_for(out_path) : nullptr;
+  const Writer* writer = format ? format->writer_for(target) : nullptr;
   if (!writer) {
     std::string targets;
     for (const Writer& w : format->writers) targets += (targets.empty() ? "" : ", ") + std::string(w.extension);
     err << fmt::format("error: {}: a {} document can be written as {}, not as '{}'\n", in_path, format->id,
-                       targets.empty() ? "nothing" : targets, out_path);
+                       targets.empty() ? "nothing" : targets, target);
     return 2;
   }
   std::vector<std::string> losses;
+  std::vector<exports::File> sidecars;
+  WriteOptions options = base;
+  options.losses = &losses;
+  options.name = fs::path(out_path).filename().string();
+  options.sidecars = &sidecars;
+  options.assets = resolver.get();
+  if (bar) options.progress = [bar](double done) { (*bar)(done); };
+  auto bytes = writer->write(**document, options);
+  if (bytes && bar) (*bar)(1.0);
+  if (!bytes) return fail(err, in_path, bytes.error());
+  // In a batch, a warning names its file; alone, the file is the one asked for.
+  for (const auto& loss : losses) err << "warning: " << (bar ? "" : in_path + ": ") << loss << '\n';
+  const fs::path folder = fs::path(out_path).parent_path();
+  for (const exports::File& f : sidecars)
+    if (!write_bytes((folder / f.name).string(), f.bytes, err)) return 1;
+  const std::size_t written = bytes->size();
+  if (format_for_name(out_path)) return write_and_describe(out_path, std::move(bytes).value(), out, err);
+  if (!write_bytes(out_path, *bytes, err)) return 1;
+  out << fmt::format("{}: {}, {} bytes{}\n", out_path, writer->description, written,
+                     sidecars.empty() ? "" : fmt::format(" (+{} beside it)", sidecars.size()));
+  return 0;
+}
+
+int convert(const std::string& in_path, const std::string& out_path, const std::string& to, const std::string& assets, const WriteOptions& base,
+            bool progress, std::ostream& out, std::ostream& err) {
   WriteOptions options = base;
   options.threads = cores();
-  options.losses = &losses;
   auto bar = std::make_unique<ProgressBar>(err, fmt::format("writing {}", std::filesystem::path(out_path).filename().string()), progress);
-  options.progress = [&bar](double done) { (*bar)(done); };
-  auto bytes = writer->write(**document, options);
-  if (bytes) (*bar)(1.0);
-  bar.reset();  // the bar's line ends before any warning
-  if (!bytes) return fail(err, in_path, bytes.error());
-  for (const auto& loss : losses) err << "warning: " << loss << '\n';
-  return write_and_describe(out_path, std::move(bytes).value(), out, err);
+  std::ostringstream messages;  // after the bar's line ends
+  ProgressBar* shown = bar.get();
+  const int rc = convert_file(in_path, out_path, to.empty() ? out_path : to, assets, options, shown, out, messages);
+  bar.reset();
+  err << messages.str();
+  return rc;
+}
+
+// Every file under `in_dir` whose format can be written as `to` (pictures only when `to` asks
+// for them by id... never: a texture is not a scene to convert), converted into the same place
+// under `out_dir`, a file per core at a time.
+int convert_tree(const std::string& in_dir, const std::string& out_dir, const std::string& to, const std::string& assets, const WriteOptions& base,
+                 bool progress, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(in_dir, ec)) {
+    err << "error: " << in_dir << ": --recursive takes a folder\n";
+    return 2;
+  }
+  if (to.empty()) {
+    err << "error: --recursive needs --to (a writer id or extension: glb, gltf, obj, json, ...)\n";
+    return 2;
+  }
+  struct Job {
+    fs::path in, out;
+  };
+  std::vector<Job> jobs;
+  for (auto it = fs::recursive_directory_iterator(in_dir, fs::directory_options::skip_permission_denied, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const Format* f = format_for_name(it->path().filename().string());
+    if (!f || f->picture || !f->open) continue;
+    const Writer* w = f->writer_for(to);
+    if (!w) continue;
+    fs::path rel = fs::relative(it->path(), in_dir, ec);
+    rel.replace_extension(std::string(w->extension));
+    jobs.push_back({it->path(), fs::path(out_dir) / rel});
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.in < b.in; });
+  // Files that would land on one output (a model as .e3d and .t3d) keep their own extension in
+  // its name ("x.e3d.glb", "x.t3d.glb") rather than overwrite each other.
+  std::map<fs::path, int> landing;
+  for (const Job& j : jobs) ++landing[j.out];
+  for (Job& j : jobs)
+    if (landing[j.out] > 1) j.out.replace_filename(j.in.filename().string() + j.out.extension().string());
+  if (jobs.empty()) {
+    err << fmt::format("error: {}: no file there can be written as '{}'\n", in_dir, to);
+    return 2;
+  }
+  std::vector<std::string> outs(jobs.size()), errs(jobs.size());
+  std::vector<int> rcs(jobs.size(), 0);
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex bar_mutex;
+  auto bar = std::make_unique<ProgressBar>(err, fmt::format("converting {} files", jobs.size()), progress);
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < jobs.size();) {
+      std::ostringstream o, e;
+      fs::create_directories(jobs[i].out.parent_path(), ec);
+      WriteOptions options = base;
+      options.threads = 1;  // the files are the parallel work
+      rcs[i] = convert_file(jobs[i].in.string(), jobs[i].out.string(), to, assets, options, nullptr, o, e);
+      outs[i] = o.str(), errs[i] = e.str();
+      const std::lock_guard lock(bar_mutex);
+      (*bar)(static_cast<double>(++done) / static_cast<double>(jobs.size()));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::min<std::size_t>(cores(), jobs.size()); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  bar.reset();
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    out << outs[i];
+    err << errs[i];
+    failed += rcs[i] != 0;
+  }
+  out << fmt::format("{} converted, {} failed\n", jobs.size() - failed, failed);
+  return failed ? 1 : 0;
 }
 
 // The file system side of a bake: paths relative to the scenery root, matched without case (as
@@ -346,10 +449,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   dump_cmd->add_option("-o,--output", output, "output file (default: standard output)");
   dump_cmd->add_flag("--pretty", pretty, "indent the JSON");
 
-  std::string out_path;
-  CLI::App* convert_cmd = app.add_subcommand("convert", "write a file as another of its format's targets (by the output's extension); `formats` lists them");
-  convert_cmd->add_option("input", path, "input file")->required();
-  convert_cmd->add_option("output", out_path, "output file")->required();
+  std::string out_path, to, area;
+  bool recursive = false, no_instancing = false;
+  CLI::App* convert_cmd = app.add_subcommand("convert", "write a file as another of its format's targets (by the output's extension, or --to); `formats` lists them");
+  convert_cmd->add_option("input", path, "input file (with --recursive: folder)")->required();
+  convert_cmd->add_option("output", out_path, "output file (with --recursive: folder)")->required();
+  convert_cmd->add_option("--to", to, "the target: a writer id or extension (glb, gltf, obj, json, eu7, scnb, ...) instead of the output's extension");
+  convert_cmd->add_flag("-r,--recursive", recursive, "convert every file under the input folder that can be written as --to, into the output folder, on all cores");
+  convert_cmd->add_option("--area", area, "scene exports: only the sections within x,z,radius or the box x0,y0,z0,x1,y1,z1 (metres)");
+  convert_cmd->add_flag("--no-instancing", no_instancing, "glTF: a plain node per model instead of EXT_mesh_gpu_instancing");
   convert_cmd->add_option("--version", version, "the writer's version option (see `sceneria formats`)");
   convert_cmd->add_option("--pack-format", pack_format, "the writer's pack-format option (see `sceneria formats`)");
   convert_cmd->add_option("--param", params, "a writer option as key=value (see `sceneria formats`)");
@@ -413,7 +521,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (!parse_params(options.params)) return 2;
     if (version != 0) options.params["version"] = std::to_string(version);
     if (!pack_format.empty()) options.params["pack-format"] = pack_format;
-    return convert(path, out_path, assets, options, progress, out, err);
+    if (!area.empty()) options.params["area"] = area;
+    if (no_instancing) options.params["instancing"] = "false";
+    if (recursive) return convert_tree(path, out_path, to, assets, options, progress, out, err);
+    return convert(path, out_path, to, assets, options, progress, out, err);
   }
   if (bake_cmd->parsed()) return bake(path, force, out, err);
   if (gen_cmd->parsed()) {

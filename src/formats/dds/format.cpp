@@ -141,6 +141,7 @@ const Format& format() {
       .probe = probe,
       .open = open,
       .writers = {},
+      .picture = true,
   };
   return f;
 }

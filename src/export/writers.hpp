@@ -1,0 +1,14 @@
+#pragma once
+// The scene exports as the registry's writers: every format whose documents make a scene can be
+// written as .glb, .gltf and .obj (registry.cpp adds these to each format's own writers).
+#include <vector>
+
+#include "formats/registry.hpp"
+
+namespace sceneria::exports {
+
+std::vector<Writer> scene_writers();
+// A format with the scene exports after its own writers.
+Format with_scene_writers(Format format);
+
+}  // namespace sceneria::exports

@@ -30,3 +30,19 @@ target_link_options(sceneria_web PRIVATE
   # Passed through a file: a '$' on the command line would be eaten by the shell.
   "-sDEFAULT_LIBRARY_FUNCS_TO_INCLUDE=@${sdl2_js_funcs}"
   -Wno-pthreads-mem-growth)
+
+# The core for Node (the JS API's documents and conversions, api/): the same bindings without the
+# viewer, as a CommonJS factory. No pthread pool: nothing here starts a thread (OpenOptions and
+# WriteOptions keep threads = 1), so Node exits when the caller is done. Output: build/wasm/node/.
+add_executable(sceneria_node wasm/bindings.cpp)
+target_compile_definitions(sceneria_node PRIVATE SCENERIA_NO_VIEWER)
+target_link_libraries(sceneria_node PRIVATE sceneria_core)
+set_target_properties(sceneria_node PROPERTIES OUTPUT_NAME sceneria-core SUFFIX ".js"
+                      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/node")
+target_link_options(sceneria_node PRIVATE
+  -lembind
+  -sMODULARIZE=1 -sEXPORT_NAME=createSceneriaCore
+  -sENVIRONMENT=node
+  -sINITIAL_MEMORY=64MB -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
+  -sPTHREAD_POOL_SIZE=0
+  -Wno-pthreads-mem-growth)

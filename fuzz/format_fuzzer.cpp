@@ -3,7 +3,8 @@
 // starting with it and a dash: `scenery` → scenery-text, scenery-twin). Each input goes to each
 // of them. Whatever opens must summarise, page
 // through its lists, give its records and build its scene without a crash, a leak or UB, and write
-// itself back to the same bytes through the writer for its own extension; opened in stages, its
+// itself back to the same bytes through the writer for its own extension, and export its scene;
+// opened in stages, its
 // later pieces must merge into its first scene.
 #include <cstdint>
 #include <cstdio>
@@ -49,9 +50,21 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
     if (!d.record(list.id, list.count).is_null()) broken("a record past the end of a list", format.id);
   }
   (void)d.validate();
-  if (auto scene = d.scene())
+  if (auto scene = d.scene()) {
     for (const auto& o : scene->objects)
       if (o.kind >= scene->kinds.size()) broken("an object of an unknown kind", format.id);
+    // Whatever it draws exports: glTF (instanced, and plain with ribbons) and OBJ, never with a
+    // number JSON cannot hold.
+    exports::Options options;
+    exports::Target target;
+    target.fields = [&d](const scene::Object& o, const std::string& kind) { return d.record(kind, o.index); };
+    auto gltf = exports::gltf(*scene, options, target, false);
+    if (!gltf) broken("glTF export failed: " + gltf.error().message, format.id);
+    if (!nlohmann::json::accept(gltf->begin(), gltf->end())) broken("glTF export is not JSON", format.id);
+    options.instancing = false, options.lines = exports::Lines::ribbons;
+    if (!exports::gltf(*scene, options, target, true)) broken("GLB export failed", format.id);
+    if (!exports::obj(*scene, options, target)) broken("OBJ export failed", format.id);
+  }
   if (const Writer* w = format.writer_for(name)) {
     auto bytes = w->write(d, {});
     if (!bytes) broken("writing back failed: " + bytes.error().message, format.id);

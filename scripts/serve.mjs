@@ -33,6 +33,7 @@ app.use((req, res, next) => {
 const statics = { acceptRanges: true, etag: true, lastModified: true, cacheControl: false,
                   setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') };
 app.use('/wasm', express.static(wasmDir, statics));
+app.use('/api', express.static(join(root, 'api'), statics));
 app.use('/', express.static(join(root, 'web'), statics));
 
 const server = app.listen(port, host, () => {

@@ -401,5 +401,34 @@ TEST(ExportGltf, APackModuleExportsEveryModelWhereTheReferenceDecodePutsIt) {
   EXPECT_EQ(placed.size(), 77u);
 }
 
+TEST(ExportZip, StoredEntriesWithTheirCrcAndADirectory) {
+  const std::vector<std::uint8_t> hello{'h', 'e', 'l', 'l', 'o'};
+  auto archive = exports::zip({{"a.txt", hello}, {"b/c.bin", {1, 2, 3}}});
+  ASSERT_TRUE(archive.ok());
+  const auto& z = *archive;
+  const auto u16 = [&](std::size_t at) { return static_cast<std::uint32_t>(z[at] | z[at + 1] << 8); };
+  EXPECT_EQ(u32(z, 0), 0x04034B50u);
+  EXPECT_EQ(u16(8), 0u);                 // stored
+  EXPECT_EQ(u32(z, 14), 0x3610A686u);    // CRC-32 of "hello"
+  EXPECT_EQ(u32(z, 18), 5u);
+  EXPECT_EQ(u32(z, 22), 5u);
+  EXPECT_EQ(std::string(z.begin() + 30, z.begin() + 35), "a.txt");
+  EXPECT_EQ(std::vector<std::uint8_t>(z.begin() + 35, z.begin() + 40), hello);
+  const std::size_t second = 40;
+  EXPECT_EQ(u32(z, second), 0x04034B50u);
+  EXPECT_EQ(std::string(z.begin() + second + 30, z.begin() + second + 37), "b/c.bin");
+  // The end record: two entries, the directory right after the data.
+  const std::size_t end = z.size() - 22;
+  EXPECT_EQ(u32(z, end), 0x06054B50u);
+  EXPECT_EQ(u16(end + 10), 2u);
+  const std::uint32_t directory = u32(z, end + 16);
+  EXPECT_EQ(directory, second + 30 + 7 + 3);
+  EXPECT_EQ(u32(z, directory), 0x02014B50u);
+  EXPECT_EQ(u32(z, directory + 42), 0u);  // the first entry's local header
+  const std::size_t next = directory + 46 + 5;
+  EXPECT_EQ(u32(z, next + 42), second);
+  EXPECT_EQ(u32(z, end + 12), z.size() - 22 - directory);
+}
+
 }  // namespace
 }  // namespace sceneria

@@ -20,7 +20,9 @@
 #include "scene/material_board.hpp"
 #include "scene/serialize.hpp"
 #include "stream/model_loader.hpp"
+#ifndef SCENERIA_NO_VIEWER
 #include "platform/web/web_viewer.hpp"
+#endif
 
 using emscripten::val;
 
@@ -251,6 +253,32 @@ class DocumentBinding {
     models_.reset(assets_.get());
     return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
   }
+  // open() for a conversion or an inspection (the JS API): the whole document at once, not in
+  // stages, so that its scene is all of it.
+  std::string openWhole(const val& typed_array, const std::string& name, const val& assets) {
+    document_.reset();
+    models_.reset(nullptr);
+    sceneria::MemorySource source(copy_bytes(typed_array), name);
+    assets_ = listed_assets(assets);
+    auto result = sceneria::open_document(source, {.assets = assets_.get(), .staged = false, .deferred = false, .skin_set = {}, .show_hidden = false, .texture_base = {}});
+    if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
+    document_ = std::move(result).value();
+    models_.reset(assets_.get());
+    return to_text(opened_json(*document_, 0));
+  }
+  // Every section of the scene: [{row, col, origin: [x, y, z], min, max, instances, batches}].
+  std::string sections() const {
+    auto out = nlohmann::ordered_json::array();
+    if (!document_) return to_text(out);
+    auto scene = document_->scene();
+    if (!scene) return to_text(out);
+    for (const auto& s : scene->sections) {
+      const glm::dvec3 lo = s.origin + glm::dvec3(s.bounds_min), hi = s.origin + glm::dvec3(s.bounds_max);
+      out.push_back({{"row", s.row}, {"col", s.col}, {"origin", {s.origin.x, s.origin.y, s.origin.z}}, {"min", {lo.x, lo.y, lo.z}},
+                     {"max", {hi.x, hi.y, hi.z}}, {"instances", s.instances.size()}, {"batches", s.batches.size()}});
+    }
+    return to_text(out);
+  }
   std::string rows(const std::string& list, double first, double count) const {
     if (!document_ || first < 0 || count < 0) return "[]";
     return to_text(document_->rows(list, static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count)));
@@ -305,10 +333,14 @@ class DocumentBinding {
     document_.reset();
   }
   // The open document written as one of its format's targets (a writer id or a file name/extension:
-  // "twin", ".scnb", "x.eu7"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...]} or
-  // {ok: false, error}. `params` is a JSON object of the writer's options; `progress`, if a
-  // function, is called with the share done (0 to 1) while a long write runs.
-  val write(const std::string& target, const std::string& params, bool lossy, val progress) const {
+  // "twin", ".scnb", "x.eu7", "glb"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...],
+  // files: [{name, bytes}], zip} or {ok: false, error}. `params` is a JSON object of the writer's
+  // options; `progress`, if a function, is called with the share done (0 to 1) while a long write
+  // runs. `name` is the output's file name: files a writer makes beside it (an OBJ's .mtl and
+  // images) are named after it and come back in `files`, and then `zip` holds the output and them
+  // in one archive for a download (null when there are none). A scene export draws the models the
+  // document was opened with in place of their boxes.
+  val write(const std::string& target, const std::string& params, bool lossy, val progress, const std::string& name) const {
     val out = val::object();
     auto fail = [&](const sceneria::Error& e) {
       out.set("ok", false);
@@ -323,17 +355,42 @@ class DocumentBinding {
     options.lossy = lossy;
     std::vector<std::string> losses;
     options.losses = &losses;
+    std::vector<sceneria::exports::File> files;
+    options.name = name;
+    options.assets = assets_.get();
     if (progress.typeOf().as<std::string>() == "function") options.progress = [&progress](double done) { progress(done); };
     const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
     if (p.is_object())
-      for (const auto& [k, v] : p.items()) options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : p.items()) {
+        // "separate": the caller takes files beside the output (the page zips them); otherwise
+        // a .gltf keeps its buffer and images inside as data: URIs.
+        if (k == "separate") options.sidecars = v == true ? &files : nullptr;
+        else options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      }
     auto bytes = writer->write(*document_, options);
     if (!bytes) return fail(bytes.error());
     out.set("ok", true);
-    out.set("bytes", to_uint8_array(*bytes));
     out.set("writer", std::string(writer->id));
     out.set("extension", std::string(writer->extension));
     out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+    val list = val::array();
+    for (const auto& f : files) {
+      val file = val::object();
+      file.set("name", f.name);
+      file.set("bytes", to_uint8_array(f.bytes));
+      list.call<void>("push", file);
+    }
+    out.set("files", list);
+    if (!files.empty()) {
+      files.insert(files.begin(), {name.empty() ? std::string("scene") + std::string(writer->extension) : name, std::move(bytes).value()});
+      auto archive = sceneria::exports::zip(files);
+      if (!archive) return fail(archive.error());
+      out.set("bytes", to_uint8_array(files.front().bytes));
+      out.set("zip", to_uint8_array(*archive));
+    } else {
+      out.set("bytes", to_uint8_array(*bytes));
+      out.set("zip", val::null());
+    }
     return out;
   }
 
@@ -494,6 +551,7 @@ class StreamBinding {
   ModelSupply models_;
 };
 
+#ifndef SCENERIA_NO_VIEWER
 class Viewer {
  public:
   std::string start() {
@@ -634,12 +692,16 @@ class Viewer {
   sceneria::WebViewer viewer_;
 };
 
+#endif  // SCENERIA_NO_VIEWER
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sceneria) {
   emscripten::class_<DocumentBinding>("Document")
       .constructor<>()
       .function("open", &DocumentBinding::open)
+      .function("openWhole", &DocumentBinding::openWhole)
+      .function("sections", &DocumentBinding::sections)
       .function("rows", &DocumentBinding::rows)
       .function("groupRows", &DocumentBinding::groupRows)
       .function("record", &DocumentBinding::record)
@@ -683,6 +745,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("rows", &StreamBinding::rows)
       .function("search", &StreamBinding::search)
       .function("record", &StreamBinding::record);
+#ifndef SCENERIA_NO_VIEWER
   emscripten::class_<Viewer>("Viewer")
       .constructor<>()
       .function("start", &Viewer::start)
@@ -716,4 +779,5 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("setOrbit", &Viewer::setOrbit)
       .function("setDistances", &Viewer::setDistances)
       .function("update", &Viewer::update);
+#endif
 }

@@ -95,8 +95,8 @@ function showSaveTargets(capabilities) {
   const choices = [];
   for (const w of capabilities?.writes || []) {
     const versions = /(?:^|\s)version=([0-9|]+)(?:\s|$)/.exec(w.params || '')?.[1]?.split('|').filter(Boolean) || [];
-    if (versions.length > 1) for (const v of versions) choices.push({ ...w, label: `${w.extension} (version ${v})`, params: { version: v } });
-    else choices.push({ ...w, label: `${w.extension} (${w.id})`, params: {} });
+    if (versions.length > 1) for (const v of versions) choices.push({ ...w, label: `${w.extension} (version ${v})`, params: { version: v }, params_spec: w.params });
+    else choices.push({ ...w, label: `${w.extension} (${w.id})`, params: {}, params_spec: w.params });
   }
   $('save-as').hidden = choices.length === 0 || Boolean(streaming);
   $('save-target').replaceChildren(...choices.map((c, i) => {
@@ -107,6 +107,30 @@ function showSaveTargets(capabilities) {
     return option;
   }));
   $('save-target').choices = choices;
+  showExportOptions();
+}
+
+// The scene exports (glTF, OBJ) take options; the other targets do not.
+const isSceneExport = (choice) => /(^|\s)instancing=/.test(choice?.params_spec || '');
+function showExportOptions() {
+  const choice = $('save-target').choices?.[Number($('save-target').value)];
+  $('export-options').hidden = $('save-as').hidden || !isSceneExport(choice);
+  $('export-radius-label').hidden = $('export-area').value !== 'camera';
+}
+$('save-target').addEventListener('change', showExportOptions);
+$('export-area').addEventListener('change', showExportOptions);
+
+// The export options as the writers' params (docs/export.md), the area around the camera.
+function exportParams(choice) {
+  const params = { instancing: $('export-instancing').checked, textures: $('export-textures').checked,
+                   extras: $('export-extras').checked, lines: $('export-lines').value };
+  if ($('export-area').value === 'camera' && viewer) {
+    const [x, , z] = viewer.camera().eye;
+    params.area = `${x.toFixed(1)},${z.toFixed(1)},${Math.max(1, Number($('export-radius').value) || 1000)}`;
+  }
+  // An OBJ's materials and images are files of their own: they come back apart and are zipped.
+  if (choice.extension === '.obj') params.separate = true;
+  return params;
 }
 
 $('save').addEventListener('click', async () => {
@@ -114,20 +138,27 @@ $('save').addEventListener('click', async () => {
   const name = window.sceneria.lastResult?.name;
   if (!choice || !name || !openDoc) return;
   const out = name.replace(/\.[^.]*$/, '') + choice.extension;
+  const exporting = isSceneExport(choice);
+  // A scenery still loading its visuals has not read them all yet: its export would lack them.
+  if (exporting && staging?.staged) { notice(`${out}: the scenery is still loading; export it once it has loaded`); return; }
   setProgress(`writing ${out}`, 0);
   // What the target cannot hold is dropped as the reference tools drop it, and each loss shown.
-  const r = await parser.write(openDoc, choice.id, { params: choice.params, lossy: true,
+  const params = exporting ? exportParams(choice) : choice.params;
+  const r = await parser.write(openDoc, choice.id, { params, lossy: true, name: out,
                                                     onProgress: ({ fraction }) => setProgress(`writing ${out}`, fraction) });
   setProgress(null);
   if (!r) return;
   if (!r.ok) { notice(`${out}: ${r.error.message}`); status(`${out}: not written`); return; }
   for (const loss of r.losses.slice(0, 10)) notice(`${out}: ${loss}`);
+  // With files beside it (an OBJ's .mtl and images), one ZIP of them all.
+  const [bytes, file] = r.zip ? [r.zip, out.replace(/\.[^.]*$/, '') + '.zip'] : [r.bytes, out];
   const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([r.bytes], { type: 'application/octet-stream' }));
-  link.download = out;
+  link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+  link.download = file;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-  status(`${out}: ${number.format(r.bytes.length)} bytes written`);
+  window.sceneria.lastExport = { name: file, bytes: bytes.length, files: (r.files || []).map((f) => f.name) };
+  status(`${file}: ${number.format(bytes.length)} bytes written`);
 });
 
 // Files the document refers to that are not among those opened with it (or not next to its URL).
@@ -798,25 +829,37 @@ function openLink(hash) {
   openUrl(view.src, view);
   return true;
 }
-{
-  const query = new URLSearchParams(location.search);
-  const start = location.hash || (query.has('src') ? `v=1&src=${encodeURIComponent(query.get('src'))}` : '');
-  if (!openLink(start)) open('demo', parser.inspectDemo());
-}
 window.addEventListener('hashchange', () => openLink(location.hash));
 
-startViewer($('canvas')).then((v) => {
-  viewer = v;
-  window.sceneria.viewer = v;
-  // Block-compressed textures stay compressed where the context takes them; else the worker
-  // decodes them (before this answer arrives, the renderer does).
-  parser.configure({ decodeBlocks: !v.stats().s3tc });
-  if (pendingScene) loadScene(pendingScene);
-  if (streaming) viewer.startAt(...streaming.start);
-  if (pendingView) applyView(pendingView);
-  updateModeButtons();
-  document.dispatchEvent(new CustomEvent('sceneria:viewer-ready'));
-}).catch((e) => {
-  status(`viewer unavailable: ${e.message}`);
-  console.error(`viewer failed to start: ${e.message}`);
-});
+// The static site (npm run build:site) makes the page cross-origin isolated with a service
+// worker, which reloads the page once on the first visit: nothing starts before that.
+function start() {
+  {
+    const query = new URLSearchParams(location.search);
+    const link = location.hash || (query.has('src') ? `v=1&src=${encodeURIComponent(query.get('src'))}` : '');
+    if (!openLink(link)) open('demo', parser.inspectDemo());
+  }
+  startViewer($('canvas')).then((v) => {
+    viewer = v;
+    window.sceneria.viewer = v;
+    // Block-compressed textures stay compressed where the context takes them; else the worker
+    // decodes them (before this answer arrives, the renderer does).
+    parser.configure({ decodeBlocks: !v.stats().s3tc });
+    if (pendingScene) loadScene(pendingScene);
+    if (streaming) viewer.startAt(...streaming.start);
+    if (pendingView) applyView(pendingView);
+    updateModeButtons();
+    document.dispatchEvent(new CustomEvent('sceneria:viewer-ready'));
+  }).catch((e) => {
+    status(`viewer unavailable: ${e.message}`);
+    console.error(`viewer failed to start: ${e.message}`);
+  });
+}
+if (window.sceneriaIsolating && !self.crossOriginIsolated) {
+  status('preparing the page (first visit)…');
+  // No reload (service workers off, a private window): start anyway and say why threads fail.
+  setTimeout(start, 5000);
+} else {
+  start();
+}
+

@@ -475,9 +475,9 @@ async function handle(request, progress) {
       if (request.doc !== documentId) return { stale: true };
       if (source !== document) return { ok: false, error: { code: 'bad_value', offset: 0, message: 'a streamed scenery cannot be written whole' } };
       const r = document.write(request.target, JSON.stringify(request.params || {}), Boolean(request.lossy),
-                               (fraction) => progress(`writing ${request.target}`, fraction));
+                               (fraction) => progress(`writing ${request.target}`, fraction), request.name || '');
       if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
-      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses) };
+      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses), files: r.files, zip: r.zip };
     }
     default: {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {

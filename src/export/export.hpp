@@ -72,6 +72,8 @@ struct Target {
   std::vector<File>* sidecars = nullptr;
   Fields fields = {};
   std::string source;  // a line naming the source document, for the file's own metadata
+  // Called now and then with the share of the sections written, 0 to 1.
+  std::function<void(double)> progress = {};
 };
 
 // Indices of the scene's sections inside the area, in scene order.
@@ -90,5 +92,14 @@ std::string file_stem(const std::string& name);
 
 Result<std::vector<std::uint8_t>> gltf(const scene::Scene& scene, const Options& options, const Target& target, bool binary);
 Result<std::vector<std::uint8_t>> obj(const scene::Scene& scene, const Options& options, const Target& target);
+
+}  // namespace sceneria::exports
+
+namespace sceneria::exports {
+
+// Files as one ZIP archive, stored (not deflated: the PNGs inside are compressed already, and
+// every unzip tool reads stored entries), for a browser download of an export with sidecars.
+// Names are UTF-8; sizes over 4 GB are refused.
+Result<std::vector<std::uint8_t>> zip(const std::vector<File>& files);
 
 }  // namespace sceneria::exports

@@ -79,8 +79,10 @@ class Builder {
     offset_ = offset_for(s_, sections, o_);
     for (const scene::Material& m : s_.materials) material(m);
     std::string roots;
-    for (std::size_t i : sections)
-      if (const auto node = section(s_.sections[i])) roots += (roots.empty() ? "" : ",") + std::to_string(*node);
+    for (std::size_t k = 0; k < sections.size(); ++k) {
+      if (const auto node = section(s_.sections[sections[k]])) roots += (roots.empty() ? "" : ",") + std::to_string(*node);
+      if (t_.progress) t_.progress(static_cast<double>(k + 1) / static_cast<double>(sections.size()));
+    }
     return finish(roots);
   }
 

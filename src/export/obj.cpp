@@ -31,7 +31,10 @@ class ObjWriter {
     put("# sceneria export{}{}\n", t_.source.empty() ? "" : " of ", one_line(t_.source));
     put("# offset {} {} {} (subtracted from world coordinates; Y up, metres)\n", offset_.x, offset_.y, offset_.z);
     if (t_.sidecars) put("mtllib {}.mtl\n", file_stem(t_.name));
-    for (std::size_t i : sections) section(s_.sections[i]);
+    for (std::size_t k = 0; k < sections.size(); ++k) {
+      section(s_.sections[sections[k]]);
+      if (t_.progress) t_.progress(static_cast<double>(k + 1) / static_cast<double>(sections.size()));
+    }
     if (t_.sidecars) t_.sidecars->push_back({file_stem(t_.name) + ".mtl", mtl()});
     return {out_.begin(), out_.end()};
   }

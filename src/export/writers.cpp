@@ -31,6 +31,11 @@ Target target_for(const Document& document, const WriteOptions& options) {
   t.sidecars = options.sidecars;
   t.source = document.headline();
   t.fields = [&document](const scene::Object& object, const std::string& kind) { return document.record(kind, object.index); };
+  // Models (when there are assets) take the first half of the bar, the writing the rest.
+  if (options.progress) {
+    const double from = options.assets ? 0.5 : 0.0;
+    t.progress = [from, progress = options.progress](double done) { progress(from + (1.0 - from) * done); };
+  }
   return t;
 }
 

@@ -1,0 +1,112 @@
+// Types of sceneria's JavaScript API (api/sceneria.mjs; docs/api.md).
+
+export interface SceneriaError extends Error {
+  /** "io", "truncated", "bad_magic", "unsupported_version", "bad_chunk_size", "bad_count", "bad_value", "unknown_format", "aborted", "closed" */
+  code: string;
+  /** Byte offset in the file where the problem was found. */
+  offset?: number;
+  /** The file it was found in (a scenery reads includes, models and textures too). */
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+export interface Progress { phase: string; fraction: number }
+
+/** Bytes, a File or Blob (browser), a URL (fetched whole), a file path (Node), or a map of dropped files. */
+export type Source = Uint8Array | ArrayBuffer | Blob | URL | string | FileMap;
+/** Relative path → the file: a File or Blob (browser), bytes, or a file path (Node). */
+export type FileMap = Record<string, Blob | Uint8Array | ArrayBuffer | string>;
+
+export interface OpenOptions {
+  /** What the bytes are called (formats are told apart by content first, then by name). */
+  name?: string;
+  /** Files the document refers to (includes, models, textures): a map, or (Node) a folder path. */
+  assets?: FileMap | string;
+  /** For a file map: the path of the document to open (default: the first file of the first format in registry order). */
+  main?: string;
+  onProgress?: (progress: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export interface WriterInfo { id: string; extension: string; description: string; params: string }
+export interface FormatInfo {
+  id: string; name: string; extensions: string[]; reads: boolean; streams: boolean;
+  writes: WriterInfo[]; demo: boolean; generate: boolean;
+}
+export interface ListInfo { id: string; label: string; count: number; browsable?: boolean }
+export interface Row { i: number; name: string; detail: string; depth?: number }
+export interface SectionInfo {
+  row: number; col: number;
+  origin: [number, number, number]; min: [number, number, number]; max: [number, number, number];
+  instances: number; batches: number;
+}
+export interface Summary {
+  format: string; version: number | string; size: number;
+  counts?: Record<string, number>;
+  lists: ListInfo[];
+  missingFiles: string[];
+  warnings: { file: string; offset: number; message: string; line?: number; column?: number }[];
+  capabilities: { streams: boolean; writes: WriterInfo[] };
+  [key: string]: unknown;
+}
+
+export declare class SceneriaDocument {
+  /** The name the document was opened under. */
+  readonly name: string;
+  /** The registry id of its format ("eu7b", "scenery-text", "e3d", ...). */
+  readonly format: string;
+  /** One line: format, version and what it holds. */
+  readonly headline: string;
+  info(): Summary;
+  lists(): ListInfo[];
+  sections(): Promise<SectionInfo[]>;
+  objects(options?: { list?: string; first?: number; count?: number }): Promise<Row[]>;
+  record(list: string, index: number): Promise<Record<string, unknown> | null>;
+  /** Stops its worker. */
+  close(): void;
+}
+
+export interface ConvertOptions {
+  /** A writer id or extension: "glb", "gltf", "obj", "json", "eu7", "scn", "scnb", ... (info().capabilities.writes). */
+  to: string;
+  /** The output's file name (files beside it are named after it). Default: the document's name with the target's extension. */
+  name?: string;
+  /** Files beside the output come back in `files` (an OBJ's .mtl and images, a .gltf's .bin) instead of inside it where the format can. */
+  separate?: boolean;
+  /** Drop what the target cannot hold, as the reference tools do, listing each drop in `losses` (default true). */
+  lossy?: boolean;
+  /** Scene exports: EXT_mesh_gpu_instancing (default true) or a node per model. */
+  instancing?: boolean;
+  /** Scene exports: wires as line primitives, thin ribbons, or left out. */
+  lines?: 'lines' | 'ribbons' | 'none';
+  /** Scene exports: subtract a whole-metre offset (recorded in extras); "auto" when over 10 km from the origin. */
+  recentre?: boolean | 'auto';
+  /** Scene exports: "x,z,radius" or "x0,y0,z0,x1,y1,z1" (metres). */
+  area?: string;
+  /** Scene exports: record fields in glTF extras (default true). */
+  extras?: boolean;
+  /** Scene exports: texture images (default true). */
+  textures?: boolean;
+  /** EU7B: the version (4..9) and PACK format of the module written. */
+  version?: number | string;
+  'pack-format'?: string;
+  onProgress?: (progress: Progress) => void;
+  /** Aborting stops the document's worker: the conversion rejects and the document closes. */
+  signal?: AbortSignal;
+}
+
+export interface Converted {
+  name: string;
+  bytes: Uint8Array;
+  files: { name: string; bytes: Uint8Array }[];
+  /** The output and its files in one stored ZIP, when there are files; otherwise null. */
+  zip: Uint8Array | null;
+  writer: string;
+  extension: string;
+  losses: string[];
+}
+
+export declare function formats(): Promise<FormatInfo[]>;
+export declare function open(source: Source, options?: OpenOptions): Promise<SceneriaDocument>;
+export declare function convert(document: SceneriaDocument, options: ConvertOptions): Promise<Converted>;

@@ -1,0 +1,210 @@
+// sceneria's JavaScript API: the same in the browser and in Node 20 (docs/api.md).
+//
+//   import { open, convert, formats } from './api/sceneria.mjs';
+//   const doc = await open('scenery/td.scn', { assets: 'MaSzyna/' });   // Node: a path
+//   const { bytes } = await convert(doc, { to: 'glb', onProgress: console.log });
+//
+// Each document lives in a worker of its own (a Web Worker, or a worker thread in Node) with the
+// WebAssembly core, so a long conversion never blocks the page, and cancelling one (an
+// AbortSignal) stops that worker: the document closes with it.
+const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node) && typeof window === 'undefined';
+
+class Channel {
+  #worker;
+  #next = 1;
+  #pending = new Map();
+  #node;
+  #closed = false;
+
+  constructor(worker, node) {
+    this.#worker = worker;
+    this.#node = node;
+    const onMessage = (data) => {
+      if (data.ready) return;
+      const p = this.#pending.get(data.id);
+      if (!p) return;
+      if (data.progress) { p.onProgress?.(data.progress); return; }
+      this.#pending.delete(data.id);
+      this.#idle();
+      if (data.error) p.reject(Object.assign(new Error(data.error.message), data.error));
+      else p.resolve(data.result);
+    };
+    const onError = (e) => {
+      for (const p of this.#pending.values()) p.reject(e instanceof Error ? e : new Error(e.message || 'the worker failed'));
+      this.#pending.clear();
+    };
+    if (node) { worker.on('message', onMessage); worker.on('error', onError); worker.unref(); }
+    else { worker.onmessage = (e) => onMessage(e.data); worker.onerror = onError; }
+  }
+
+  // Node: a worker thread keeps the process alive only while it has work.
+  #idle() { if (this.#node && this.#pending.size === 0) this.#worker.unref(); }
+
+  request(request, { onProgress, signal, transfer = [] } = {}) {
+    if (this.#closed) return Promise.reject(Object.assign(new Error('the document was closed'), { code: 'closed' }));
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, onProgress });
+      if (this.#node) this.#worker.ref();
+      signal?.addEventListener('abort', () => {
+        if (!this.#pending.has(id)) return;
+        this.#pending.delete(id);
+        reject(abortError(signal));
+        this.terminate();
+      }, { once: true });
+      this.#worker.postMessage({ id, request }, transfer);
+    });
+  }
+
+  terminate() {
+    this.#closed = true;
+    this.#worker.terminate();
+    for (const p of this.#pending.values()) p.reject(Object.assign(new Error('the document was closed'), { code: 'closed' }));
+    this.#pending.clear();
+  }
+}
+
+function abortError(signal) {
+  return Object.assign(new Error('aborted', { cause: signal.reason }), { name: 'AbortError', code: 'aborted' });
+}
+
+async function startWorker() {
+  if (isNode) {
+    const { Worker } = await import('node:worker_threads');
+    return new Channel(new Worker(new URL('./worker-node.mjs', import.meta.url)), true);
+  }
+  return new Channel(new Worker(new URL('./worker-browser.mjs', import.meta.url), { type: 'module', name: 'sceneria-api' }), false);
+}
+
+// What a source names: {bytes, name, assets: [{path, data}]}. Sources: bytes (Uint8Array or
+// ArrayBuffer; `name` says what it is called), a File or Blob (browser), a URL (fetched whole), a
+// file path (Node), or a map of dropped files {relativePath: File | bytes | path} whose main
+// document is `main` or the first file of the first format (in the registry's order) among them.
+async function resolveSource(source, { name, assets, main } = {}, list) {
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (source instanceof Uint8Array) return { bytes: source, name: name || 'file', assets: await resolveAssets(assets) };
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return { bytes: source, name: name || source.name || 'file', assets: await resolveAssets(assets) };
+  if (source instanceof URL || (typeof source === 'string' && /^(https?|blob|data):/i.test(source))) {
+    const response = await fetch(source);
+    if (!response.ok) throw Object.assign(new Error(`${source}: HTTP ${response.status}`), { code: 'io' });
+    const url = new URL(String(source));
+    return { bytes: new Uint8Array(await response.arrayBuffer()), name: name || decodeURIComponent(url.pathname.split('/').pop() || 'file'),
+             assets: await resolveAssets(assets) };
+  }
+  if (typeof source === 'string') {
+    if (!isNode) throw new TypeError('a file path opens in Node only; in the browser pass a File, bytes or a URL');
+    const { readFile } = await import('node:fs/promises');
+    const { basename } = await import('node:path');
+    return { bytes: new Uint8Array(await readFile(source)), name: name || basename(source), assets: await resolveAssets(assets) };
+  }
+  if (source && typeof source === 'object') {
+    const entries = Object.entries(source);
+    if (entries.length === 0) throw new TypeError('an empty file map');
+    let chosen = main;
+    if (!chosen) {
+      // As the page ranks a dropped folder: by format, then by the format's own extension order
+      // (a scenery's .scn before the .inc files it includes).
+      for (const f of list.filter((f) => f.reads)) {
+        for (const e of f.extensions) {
+          chosen = entries.map(([p]) => p).find((p) => p.toLowerCase().endsWith(e));
+          if (chosen) break;
+        }
+        if (chosen) break;
+      }
+    }
+    if (!chosen || !(chosen in source)) throw new TypeError(`no file of a readable format among ${entries.length} (main: ${main ?? 'not given'})`);
+    const picked = await resolveSource(source[chosen], { name: chosen.split('/').pop() }, list);
+    return { ...picked, assets: entries.map(([path, data]) => ({ path, data: data instanceof ArrayBuffer ? new Uint8Array(data) : data })) };
+  }
+  throw new TypeError('open(source): bytes, a File, a URL, a path (Node) or a map of files');
+}
+
+// Assets: a map {relativePath: File | bytes | path}, or (Node) a folder, listed whole.
+async function resolveAssets(assets) {
+  if (!assets) return null;
+  if (typeof assets === 'string') {
+    if (!isNode) throw new TypeError('a folder of assets is a Node option; in the browser pass a map of files');
+    const { readdir } = await import('node:fs/promises');
+    const { join, relative } = await import('node:path');
+    const out = [];
+    for (const e of await readdir(assets, { recursive: true, withFileTypes: true }))
+      if (e.isFile()) {
+        const full = join(e.parentPath ?? e.path, e.name);
+        out.push({ path: relative(assets, full).split('\\').join('/'), data: full });
+      }
+    return out;
+  }
+  return Object.entries(assets).map(([path, data]) => ({ path, data: data instanceof ArrayBuffer ? new Uint8Array(data) : data }));
+}
+
+let formatList = null;
+
+// The registry: [{id, name, extensions, reads, streams, writes: [{id, extension, description, params}]}].
+export async function formats() {
+  if (!formatList) {
+    const channel = await startWorker();
+    try { formatList = await channel.request({ op: 'formats' }); } finally { channel.terminate(); }
+  }
+  return formatList;
+}
+
+export class SceneriaDocument {
+  #channel;
+  #opened;
+  constructor(channel, opened, name) { this.#channel = channel; this.#opened = opened; this.name = name; }
+  get format() { return this.#opened.format; }
+  get headline() { return this.#opened.headline; }
+  // The summary (as `sceneria info --json`): format, version, size, counts, structure, lists,
+  // missingFiles, warnings, capabilities.writes (the targets convert() takes).
+  info() { return this.#opened.summary; }
+  // The record lists: [{id, label, count}].
+  lists() { return this.#opened.lists; }
+  // The scene's sections (1 km cells of a scenery): [{row, col, origin, min, max, instances, batches}].
+  sections() { return this.#channel.request({ op: 'sections' }); }
+  // Rows of one record list: [{i, name, detail}]; with `list` omitted, the first list.
+  objects({ list = this.#opened.lists[0]?.id, first = 0, count = 1000 } = {}) {
+    return list ? this.#channel.request({ op: 'objects', list, first, count }) : Promise.resolve([]);
+  }
+  // Every field of one record.
+  record(list, index) { return this.#channel.request({ op: 'record', list, index }); }
+  _convert(request, options) { return this.#channel.request({ op: 'convert', ...request }, options); }
+  close() { this.#channel.terminate(); }
+}
+
+// Opens a document: open(source, {name, assets, main, onProgress, signal}) (see resolveSource).
+export async function open(source, options = {}) {
+  const list = source && typeof source === 'object' && !(source instanceof Uint8Array) && !(source instanceof ArrayBuffer) &&
+               !(typeof Blob !== 'undefined' && source instanceof Blob) && !(source instanceof URL) ? await formats() : [];
+  const resolved = await resolveSource(source, options, list);
+  const channel = await startWorker();
+  try {
+    const opened = await channel.request({ op: 'open', bytes: resolved.bytes, name: resolved.name, assets: resolved.assets },
+                                         { onProgress: options.onProgress, signal: options.signal });
+    return new SceneriaDocument(channel, opened, resolved.name);
+  } catch (e) {
+    channel.terminate();
+    throw e;
+  }
+}
+
+// Writes a document as another format: convert(doc, {to, name, separate, lossy, onProgress,
+// signal, ...writer options}). `to`: a writer id or extension ('glb', 'gltf', 'obj', 'json',
+// 'eu7', 'scn', 'scnb', ...: doc.info().capabilities.writes). Writer options: the scene exports'
+// instancing, lines, recentre, area, extras, textures; EU7B's version and pack-format. Resolves
+// to {name, bytes, files: [{name, bytes}], zip, writer, extension, losses}: `files` are written
+// beside the output (with `separate: true`: an OBJ's .mtl and images, a .gltf's .bin), `zip`
+// holds the output and them in one archive. A signal's abort stops the worker: the document closes.
+export function convert(document, { to, name, lossy = true, onProgress, signal, ...params } = {}) {
+  if (!(document instanceof SceneriaDocument)) throw new TypeError('convert(document, options): a document from open()');
+  if (!to) throw new TypeError("convert: options.to ('glb', 'gltf', 'obj', 'json', 'eu7', ...)");
+  // A writer id as it is; otherwise an extension ("eu7", ".scnb").
+  const writes = document.info().capabilities?.writes || [];
+  const writer = writes.find((w) => w.id === to) || writes.find((w) => w.extension === `.${String(to).replace(/^\./, '')}`);
+  if (!writer) {
+    return Promise.reject(Object.assign(new Error(`a ${document.format} document can be written as ${writes.map((w) => w.id).join(', ') || 'nothing'}, not as '${to}'`),
+                                        { code: 'bad_value' }));
+  }
+  const stem = (document.name || 'scene').replace(/\.[^.]*$/, '');
+  return document._convert({ to: writer.id, name: name || stem + writer.extension, params, lossy }, { onProgress, signal });
+}

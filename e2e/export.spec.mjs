@@ -1,0 +1,118 @@
+// Export from the page: a scenery dropped, "Save as" a scene export with its options, and the
+// download checked by tools that are not ours (the Khronos glTF validator, glTF-Transform) and
+// against the reference decode of the module's PACK models.
+import { readFileSync } from 'node:fs';
+import validator from 'gltf-validator';
+import { NodeIO } from '@gltf-transform/core';
+import { EXTMeshGPUInstancing } from '@gltf-transform/extensions';
+import { test, expect, requireSamples, openViewer, dropFile, sample, referencePackModels } from './helpers.mjs';
+
+const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+const io = new NodeIO().registerExtensions([EXTMeshGPUInstancing]);
+
+// World positions of the drawn model placements of a glTF (extension or plain nodes), in the
+// scenery's own coordinates: the re-centring offset the export records added back.
+async function placements(bytes) {
+  const doc = await io.readBinary(new Uint8Array(bytes));
+  const [ox, oy, oz] = doc.getRoot().listScenes()[0].getExtras().sceneria.offset;
+  const out = [];
+  for (const node of doc.getRoot().listNodes()) {
+    if (!node.getMesh() || node.getName() === 'geometry') continue;
+    const m = node.getWorldMatrix();
+    const batch = node.getExtension('EXT_mesh_gpu_instancing');
+    if (!batch) { out.push([m[12] + ox, m[13] + oy, m[14] + oz]); continue; }
+    const t = batch.getAttribute('TRANSLATION');
+    for (let i = 0; i < t.getCount(); i++) {
+      const [x, y, z] = t.getElement(i, []);
+      out.push([m[0] * x + m[4] * y + m[8] * z + m[12] + ox, m[1] * x + m[5] * y + m[9] * z + m[13] + oy, m[2] * x + m[6] * y + m[10] * z + m[14] + oz]);
+    }
+  }
+  return { out, doc };
+}
+
+async function exportAs(page, label, setup = async () => {}) {
+  await page.selectOption('#save-target', { label });
+  await setup();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+  return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+}
+
+// Entries of a stored ZIP (what the page makes): {name: bytes}.
+function unzip(bytes) {
+  const files = {};
+  for (let at = 0; bytes.readUInt32LE(at) === 0x04034b50;) {
+    const size = bytes.readUInt32LE(at + 22), nameLength = bytes.readUInt16LE(at + 26), extra = bytes.readUInt16LE(at + 28);
+    const name = bytes.subarray(at + 30, at + 30 + nameLength).toString('utf8');
+    const start = at + 30 + nameLength + extra;
+    files[name] = bytes.subarray(start, start + size);
+    at = start + size;
+  }
+  return files;
+}
+
+test('a scenery exported from the page as glTF is valid and holds every model where the reference puts it', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  await dropFile(page, 'wrapinc.eu7', sample(rel));
+  await expect(page.locator('#export-options')).toBeHidden();  // the module's own targets take none
+  const glb = await exportAs(page, '.glb (glb)', async () => { await expect(page.locator('#export-options')).toBeVisible(); });
+  expect(glb.name).toBe('wrapinc.glb');
+  const report = await validator.validateBytes(new Uint8Array(glb.bytes));
+  expect(report.issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
+  const json = JSON.parse(glb.bytes.subarray(20, 20 + glb.bytes.readUInt32LE(12)).toString('utf8'));
+  expect(json.extensionsUsed).toEqual(['EXT_mesh_gpu_instancing']);
+  // 18 km from end to end: re-centred, the offset recorded in whole metres.
+  expect(json.scenes[0].extras.sceneria.offset).toEqual([-627, 0, 8306]);
+
+  const reference = referencePackModels(rel);
+  expect(reference).toHaveLength(77);
+  const { out } = await placements(glb.bytes);
+  expect(out).toHaveLength(77);
+  for (const r of reference) {
+    const near = out.some((p) => Math.hypot(p[0] - r.loc[0], p[1] - r.loc[1], p[2] - r.loc[2]) < 0.01);
+    expect(near, `${r.name} at ${r.loc}`).toBe(true);
+  }
+  await expect(page.locator('#status')).toHaveText(`wrapinc.glb: ${glb.bytes.length.toLocaleString('en-US')} bytes written`);
+
+  // Without instancing: a node per model, the same places.
+  const plain = await exportAs(page, '.glb (glb)', async () => { await page.uncheck('#export-instancing'); });
+  const plainJson = JSON.parse(plain.bytes.subarray(20, 20 + plain.bytes.readUInt32LE(12)).toString('utf8'));
+  expect(plainJson.extensionsUsed).toBeUndefined();
+  expect((await placements(plain.bytes)).out).toHaveLength(77);
+  expect((await validator.validateBytes(new Uint8Array(plain.bytes))).issues.numErrors).toBe(0);
+});
+
+test('an OBJ export downloads as a ZIP with its materials, and an area export keeps what is near the camera', async ({ page }) => {
+  requireSamples();
+  await openViewer(page);
+  await dropFile(page, 'wrapinc.eu7', sample(rel));
+  const zip = await exportAs(page, '.obj (obj)');
+  expect(zip.name).toBe('wrapinc.zip');
+  const files = unzip(zip.bytes);
+  expect(Object.keys(files).sort()).toEqual(['wrapinc.mtl', 'wrapinc.obj']);
+  const obj = files['wrapinc.obj'].toString('utf8');
+  expect(obj).toContain('mtllib wrapinc.mtl');
+  expect(obj.split('\n').filter((l) => l.startsWith('o pack_models_')).length).toBe(77);
+  const vertices = obj.split('\n').filter((l) => l.startsWith('v ')).length;
+  const faces = obj.split('\n').filter((l) => l.startsWith('f ')).length;
+  expect(vertices).toBeGreaterThanOrEqual(77 * 8);
+  expect(faces).toBeGreaterThanOrEqual(77 * 12);
+
+  // Around the camera: only sections reaching within the radius (1 km cells) come out.
+  const [cx, , cz] = await page.evaluate(() => window.sceneria.viewer.camera().eye);
+  const near = await exportAs(page, '.glb (glb)', async () => {
+    await page.selectOption('#export-area', 'camera');
+    await page.fill('#export-radius', '300');
+  });
+  const { out } = await placements(near.bytes);
+  const reference = referencePackModels(rel);
+  const within = (p, d) => Math.hypot(p[0] - cx, p[2] - cz) <= d;
+  expect(out.length).toBeGreaterThan(0);
+  expect(out.length).toBeLessThan(77);
+  // A section is in when its bounds reach the circle: its models stand within its cell's diagonal.
+  for (const p of out) expect(within(p, 300 + 1000 * Math.SQRT2 + 100), `${p}`).toBe(true);
+  // And every reference model standing well inside the circle is there.
+  for (const r of reference.filter((m) => within(m.loc, 250)))
+    expect(out.some((p) => Math.hypot(p[0] - r.loc[0], p[2] - r.loc[2]) < 0.01), r.name).toBe(true);
+  expect((await validator.validateBytes(new Uint8Array(near.bytes))).issues.numErrors).toBe(0);
+});

@@ -1,0 +1,119 @@
+// The JS API in Node (api/sceneria.mjs), on the WebAssembly core built for Node: documents opened
+// from paths, bytes and file maps; conversions checked against the samples, the native CLI and
+// the glTF validator; progress and cancellation. The browser runs the same API (e2e/api.spec.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import validator from 'gltf-validator';
+import { open, convert, formats } from '../../api/sceneria.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const samples = resolve(process.env.SCENERIA_SAMPLES || join(root, '../shared/samples'));
+const cli = join(root, 'build/native/sceneria');
+const work = mkdtempSync(join(tmpdir(), 'sceneria-api-'));
+
+test('formats() lists the registry, with the scene exports for every readable format', async () => {
+  const list = await formats();
+  assert.equal(list[0].id, 'eu7b');
+  for (const f of list.filter((f) => f.reads)) assert.deepEqual(f.writes.slice(-3).map((w) => w.id), ['glb', 'gltf', 'obj'], f.id);
+});
+
+test('a module opened by path: info, lists, sections, objects and records', async () => {
+  const doc = await open(join(samples, 'maszyna/eu7/TD.v6.eu7'));
+  try {
+    assert.equal(doc.format, 'eu7b');
+    assert.equal(doc.info().version, 6);
+    assert.equal(doc.info().size, statSync(join(samples, 'maszyna/eu7/TD.v6.eu7')).size);
+    assert.equal(doc.lists().find((l) => l.id === 'tracks').count, 87);
+    const sections = await doc.sections();
+    assert.ok(sections.length > 0);
+    assert.ok(sections.every((s) => s.max[0] >= s.min[0] && Number.isInteger(s.row)));
+    const rows = await doc.objects({ list: 'tracks', first: 0, count: 5 });
+    assert.equal(rows.length, 5);
+    assert.deepEqual(rows.map((r) => r.i), [0, 1, 2, 3, 4]);
+    // The first track: a 100 m normal track, as its row says.
+    const record = await doc.record('tracks', 0);
+    assert.equal(record.length, 100);
+    assert.match(rows[0].detail, /^normal · 100\.0 m/);
+    assert.equal(await doc.record('tracks', 87), null);
+  } finally {
+    doc.close();
+  }
+});
+
+// Two JSON values equal but for float rounding (WebAssembly's libm and glibc differ in last bits).
+function near(a, b, at = '') {
+  if (typeof a === 'number' && typeof b === 'number') {
+    assert.ok(Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(a)), `${at}: ${a} against ${b}`);
+  } else if (a && typeof a === 'object') {
+    assert.equal(typeof b, 'object', at);
+    assert.deepEqual(Object.keys(a), Object.keys(b), at);
+    for (const k of Object.keys(a)) near(a[k], b[k], `${at}/${k}`);
+  } else {
+    assert.equal(a, b, at);
+  }
+}
+const glbJson = (bytes) => JSON.parse(Buffer.from(bytes).subarray(20, 20 + Buffer.from(bytes).readUInt32LE(12)).toString('utf8'));
+
+test('convert to glb gives what the native CLI writes, and it validates', async () => {
+  const path = join(samples, 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7');
+  const doc = await open(readFileSync(path), { name: 'wrapinc.eu7' });
+  const seen = [];
+  const out = await convert(doc, { to: 'glb', onProgress: (p) => seen.push(p.fraction) });
+  doc.close();
+  assert.equal(out.name, 'wrapinc.glb');
+  assert.equal(Buffer.from(out.bytes.subarray(0, 4)).toString('latin1'), 'glTF');
+  const report = await validator.validateBytes(out.bytes);
+  assert.equal(report.issues.numErrors, 0);
+  assert.equal(report.issues.numWarnings, 0);
+  execFileSync(cli, ['convert', path, join(work, 'wrapinc.glb')]);
+  const native = readFileSync(join(work, 'wrapinc.glb'));
+  near(glbJson(out.bytes), glbJson(native), 'glTF');
+  assert.ok(Math.abs(out.bytes.length - native.length) <= 16, `${out.bytes.length} bytes against ${native.length}`);
+  assert.ok(seen.length > 0 && seen.at(-1) === 1, `progress ${seen}`);
+});
+
+test('convert to eu7 writes the module back byte for byte, and OBJ comes with its files', async () => {
+  const path = join(samples, 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7');
+  const doc = await open(path);
+  const again = await convert(doc, { to: 'eu7' });
+  assert.ok(Buffer.from(again.bytes).equals(readFileSync(path)));
+  const obj = await convert(doc, { to: 'obj', separate: true });
+  doc.close();
+  assert.deepEqual(obj.files.map((f) => f.name), ['wrapinc_linia053.v9-pack6.mtl']);
+  assert.ok(obj.zip.length > obj.bytes.length);
+  const text = Buffer.from(obj.bytes).toString('utf8');
+  assert.equal(text.split('\n').filter((l) => l.startsWith('o pack_models_')).length, 77);
+  await assert.rejects(convert(doc, { to: 'eu7' }), /closed|no document/);
+});
+
+test('a map of dropped files opens its scenery with its includes and compiles to the reference module', async () => {
+  const doc = await open({
+    'scenery/linia053-misja5.inc': join(samples, 'maszyna/text/linia053-misja5.scm'),
+    'scenery/wrapinc_linia053.scn': join(samples, 'maszyna/eu7/wrapinc_linia053.scn'),
+  });
+  assert.equal(doc.name, 'wrapinc_linia053.scn');
+  assert.equal(doc.format, 'scenery-text');
+  const out = await convert(doc, { to: 'eu7', version: 9 });
+  doc.close();
+  assert.ok(Buffer.from(out.bytes).equals(readFileSync(join(samples, 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7'))));
+  assert.ok(out.losses.some((l) => l.includes('UTEX filters it')));
+});
+
+test('errors say what and where; a long conversion can be cancelled', async () => {
+  await assert.rejects(open(new Uint8Array([1, 2, 3, 4]), { name: 'junk.bin' }), (e) => e.code === 'unknown_format' && /not a recognised file/.test(e.message));
+  const generated = join(work, 'big.eu7');
+  execFileSync(cli, ['generate', generated, '--models', '300000']);
+  const doc = await open(generated);
+  const controller = new AbortController();
+  const started = Date.now();
+  const pending = convert(doc, { to: 'obj', signal: controller.signal });
+  setTimeout(() => controller.abort(), 200);
+  await assert.rejects(pending, (e) => e.code === 'aborted');
+  assert.ok(Date.now() - started < 5000, 'the abort does not wait for the conversion');
+  await assert.rejects(doc.sections(), (e) => e.code === 'closed' || /closed/.test(e.message));
+});

@@ -3,6 +3,9 @@
 // EXT_mesh_gpu_instancing, as GLB with a node per model, and as OBJ. Prints a Markdown table.
 //   node bench/export-run.mjs [--models N] [--rounds R]   (after npm run build:native and build:wasm)
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, statSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,3 +47,24 @@ console.log(row(`OBJ (baked, ${Number(objModels).toLocaleString('en-US')} models
 console.log(`\nFile sizes (native): GLB instanced ${(best.native.glb_bytes / 1e6).toFixed(1)} MB, GLB node per model ` +
             `${(best.native.plain_bytes / 1e6).toFixed(1)} MB (${(best.native.plain_bytes / best.native.glb_bytes).toFixed(2)}x the instanced); ` +
             `OBJ of ${Number(objModels).toLocaleString('en-US')} models ${(best.native.obj_bytes / 1e6).toFixed(1)} MB.`);
+
+// As a new user measures it: the CLI (jemalloc on huge pages, as shipped) converting the generated
+// module, whole runs timed (open, scene, export, write).
+const dir = mkdtempSync(join(tmpdir(), 'sceneria-export-bench-'));
+const module = join(dir, 'gen.eu7');
+execFileSync('build/native/sceneria', ['generate', module, '--models', models]);
+const cli = (out, ...args) => {
+  const start = process.hrtime.bigint();
+  execFileSync('build/native/sceneria', ['convert', module, join(dir, out), ...args]);
+  return { s: Number(process.hrtime.bigint() - start) / 1e9, mb: statSync(join(dir, out)).size / 1e6 };
+};
+console.log(`\n\`sceneria convert\` of the ${(statSync(module).size / 1e6).toFixed(1)} MB module (whole run):\n`);
+console.log('| output | seconds | MB written | MB/s |');
+console.log('|---|---|---|---|');
+for (const [label, out, args] of [['.glb, instanced, record fields in extras (the default)', 'a.glb', []],
+                                  ['.glb, instanced, no extras', 'b.glb', ['--param', 'extras=false']],
+                                  ['.glb, a node per model, no extras', 'c.glb', ['--no-instancing', '--param', 'extras=false']]]) {
+  const r = cli(out, ...args);
+  console.log(`| ${label} | ${r.s.toFixed(2)} | ${r.mb.toFixed(1)} | ${(r.mb / r.s).toFixed(0)} |`);
+}
+rmSync(dir, { recursive: true, force: true });

@@ -61,7 +61,8 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
     auto gltf = exports::gltf(*scene, options, target, false);
     if (!gltf) broken("glTF export failed: " + gltf.error().message, format.id);
     if (!nlohmann::json::accept(gltf->begin(), gltf->end())) broken("glTF export is not JSON", format.id);
-    options.instancing = false, options.lines = exports::Lines::ribbons;
+    // The PNG encoder ran once above; the other layouts go without (encoding dominates a run).
+    options.instancing = false, options.lines = exports::Lines::ribbons, options.textures = false;
     if (!exports::gltf(*scene, options, target, true)) broken("GLB export failed", format.id);
     if (!exports::obj(*scene, options, target)) broken("OBJ export failed", format.id);
   }

@@ -3,11 +3,12 @@
 import { parentPort } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { createEngine } from './engine.mjs';
 
 const require = createRequire(import.meta.url);
 const coreDir = new URL('../build/wasm/node/', import.meta.url);
-const createSceneriaCore = require(new URL('sceneria-core.js', coreDir).pathname);
+const createSceneriaCore = require(fileURLToPath(new URL('sceneria-core.js', coreDir)));  // a path with spaces too
 // The wasm bytes handed over: Emscripten would otherwise fetch() a file path in Node 20.
 const core = await createSceneriaCore({ wasmBinary: readFileSync(new URL('sceneria-core.wasm', coreDir)), print: () => {}, printErr: () => {} });
 const handle = createEngine(core);

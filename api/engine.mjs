@@ -1,7 +1,8 @@
 // The JS API's worker side, the same in the browser and in Node: one document per worker, opened
 // whole through the WebAssembly core's Embind bindings (wasm/bindings.cpp), answered as plain
-// objects. The platform gives the core module and how to read what a source names.
-export function createEngine(core) {
+// objects. The platform gives the core module and `read(data)`: the bytes of what a source or an
+// asset names (bytes as they are, a File, a path), or null when it cannot be read.
+export function createEngine(core, read) {
   let doc = null;
   const json = (text) => JSON.parse(text);
   const needDoc = () => {
@@ -9,24 +10,24 @@ export function createEngine(core) {
     return doc;
   };
   const fail = (error) => { throw Object.assign(new Error(error.message), error); };
+  const described = (r) => ({ format: r.format, headline: r.headline, summary: r.summary, lists: r.lists });
 
-  return function handle(request, progress) {
+  function handle(request, progress) {
     switch (request.op) {
       case 'formats':
         return json(core.formats()).formats;
       case 'open': {
         doc?.close();
         doc = new core.Document();
-        // Assets: {paths, read(index) -> Uint8Array | null}, read when the document asks.
-        const assets = request.assets ? { paths: request.assets.paths, read: (i) => request.assets.read(i) } : null;
-        const r = json(doc.openWhole(request.bytes, request.name, assets));
+        // Assets [{path, data}]: {paths, read(index)} for the core, read when the document asks.
+        const entries = request.assets || [];
+        const assets = request.assets ? { paths: entries.map((e) => e.path), read: (i) => read(entries[i].data) } : null;
+        const r = json(doc.openWhole(read(request.bytes), request.name, assets));
         if (!r.ok) { doc.close(); doc = null; fail(r.error); }
-        return { format: r.format, headline: r.headline, summary: r.summary, lists: r.lists };
+        return described(r);
       }
-      case 'info': {
-        const r = json(needDoc().describe(0));
-        return { format: r.format, headline: r.headline, summary: r.summary, lists: r.lists };
-      }
+      case 'info':
+        return described(json(needDoc().describe(0)));
       case 'sections':
         return json(needDoc().sections());
       case 'objects':
@@ -46,6 +47,15 @@ export function createEngine(core) {
         return null;
       default:
         throw new Error(`unknown request '${request.op}'`);
+    }
+  }
+
+  // {result} or {error: {code, message, offset, file}}: what a worker posts back.
+  return (request, progress) => {
+    try {
+      return { result: handle(request, progress) };
+    } catch (e) {
+      return { error: { code: e.code || 'error', message: e.message, offset: e.offset ?? 0, file: e.file } };
     }
   };
 }

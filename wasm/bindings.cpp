@@ -241,30 +241,14 @@ class DocumentBinding {
   // `skin`: a model's replaceable skin set ("" the first among the files); `show_hidden`: a
   // model's submodels hidden until lights switch them on are drawn.
   std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden) {
-    document_.reset();
-    models_.reset(nullptr);
-    sceneria::MemorySource source(copy_bytes(typed_array), name);
-    // Kept: the models of a scenery load from the same files after it opens.
-    assets_ = listed_assets(assets);
     // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
-    auto result = sceneria::open_document(source, {.assets = assets_.get(), .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}});
-    if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
-    document_ = std::move(result).value();
-    models_.reset(assets_.get());
-    return to_text(opened_json(*document_, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0));
+    return open_with(typed_array, name, assets, {.assets = nullptr, .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}},
+                     string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
   }
   // open() for a conversion or an inspection (the JS API): the whole document at once, not in
   // stages, so that its scene is all of it.
   std::string openWhole(const val& typed_array, const std::string& name, const val& assets) {
-    document_.reset();
-    models_.reset(nullptr);
-    sceneria::MemorySource source(copy_bytes(typed_array), name);
-    assets_ = listed_assets(assets);
-    auto result = sceneria::open_document(source, {.assets = assets_.get(), .staged = false, .deferred = false, .skin_set = {}, .show_hidden = false, .texture_base = {}});
-    if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
-    document_ = std::move(result).value();
-    models_.reset(assets_.get());
-    return to_text(opened_json(*document_, 0));
+    return open_with(typed_array, name, assets, {}, 0);
   }
   // Every section of the scene: [{row, col, origin: [x, y, z], min, max, instances, batches}].
   std::string sections() const {
@@ -381,20 +365,34 @@ class DocumentBinding {
       list.call<void>("push", file);
     }
     out.set("files", list);
+    out.set("bytes", to_uint8_array(*bytes));
+    val archive = val::null();
     if (!files.empty()) {
       files.insert(files.begin(), {name.empty() ? std::string("scene") + std::string(writer->extension) : name, std::move(bytes).value()});
-      auto archive = sceneria::exports::zip(files);
-      if (!archive) return fail(archive.error());
-      out.set("bytes", to_uint8_array(files.front().bytes));
-      out.set("zip", to_uint8_array(*archive));
-    } else {
-      out.set("bytes", to_uint8_array(*bytes));
-      out.set("zip", val::null());
+      auto zipped = sceneria::exports::zip(files);
+      if (!zipped) return fail(zipped.error());
+      archive = to_uint8_array(*zipped);
     }
+    out.set("zip", archive);
     return out;
   }
 
  private:
+  std::string open_with(const val& typed_array, const std::string& name, const val& assets, sceneria::OpenOptions options,
+                        std::size_t string_sample) {
+    document_.reset();
+    models_.reset(nullptr);
+    sceneria::MemorySource source(copy_bytes(typed_array), name);
+    // Kept: the models of a scenery load from the same files after it opens.
+    assets_ = listed_assets(assets);
+    options.assets = assets_.get();
+    auto result = sceneria::open_document(source, options);
+    if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
+    document_ = std::move(result).value();
+    models_.reset(assets_.get());
+    return to_text(opened_json(*document_, string_sample));
+  }
+
   std::unique_ptr<sceneria::AssetResolver> assets_;  // before the document: it may outlive it
   std::unique_ptr<sceneria::Document> document_;
   ModelSupply models_;

@@ -128,8 +128,9 @@ function exportParams(choice) {
     const [x, , z] = viewer.camera().eye;
     params.area = `${x.toFixed(1)},${z.toFixed(1)},${Math.max(1, Number($('export-radius').value) || 1000)}`;
   }
-  // An OBJ's materials and images are files of their own: they come back apart and are zipped.
-  if (choice.extension === '.obj') params.separate = true;
+  // A writer whose files cannot go inside its output (an OBJ's .mtl and images) gives them apart:
+  // they are zipped.
+  if (choice.files) params.separate = true;
   return params;
 }
 

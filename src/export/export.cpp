@@ -157,10 +157,12 @@ std::string stem(const std::string& name) {
   return base.empty() ? "scene" : base;
 }
 
-std::string file_stem(const std::string& name) {
+std::string file_safe(std::string_view text) {
   std::string out;
-  for (char c : stem(name)) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
   return out;
 }
+
+std::string file_stem(const std::string& name) { return file_safe(stem(name)); }
 
 }  // namespace sceneria::exports

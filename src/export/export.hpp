@@ -86,8 +86,9 @@ std::vector<std::uint8_t> texture_rgba(const scene::Texture& texture);
 std::vector<std::uint8_t> png(const std::vector<std::uint8_t>& rgba, std::uint32_t width, std::uint32_t height);
 // "x" from "dir/x.gltf"; "scene" when empty.
 std::string stem(const std::string& name);
-// The stem as a plain file name that is also a relative URI (sidecars are named from it): what is
-// not a letter, digit, '-', '_' or '.' becomes '_'.
+// Text as a plain file name that is also a relative URI: what is not a letter, digit, '-', '_'
+// or '.' becomes '_'. file_stem: the stem so (sidecars are named from it).
+std::string file_safe(std::string_view text);
 std::string file_stem(const std::string& name);
 
 Result<std::vector<std::uint8_t>> gltf(const scene::Scene& scene, const Options& options, const Target& target, bool binary);

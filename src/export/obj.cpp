@@ -72,8 +72,7 @@ class ObjWriter {
     return s;
   }
   std::string material_name(std::uint32_t id) const {
-    std::string safe;
-    for (char c : s_.materials[id].name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+    const std::string safe = file_safe(s_.materials[id].name);
     return fmt::format("m{}{}{}", id, safe.empty() ? "" : "_", safe);
   }
   void use(std::uint32_t material) {

@@ -56,7 +56,7 @@ std::vector<Writer> scene_writers() {
   return {
       {"glb", ".glb", "glTF 2.0 binary: meshes, materials with textures, instances (EXT_mesh_gpu_instancing)", kParams, write<0>},
       {"gltf", ".gltf", "glTF 2.0 JSON with its .bin and images beside it (or inside, as data: URIs)", kParams, write<1>},
-      {"obj", ".obj", "Wavefront OBJ with its .mtl and images beside it, instances baked", kParams, write<2>},
+      {"obj", ".obj", "Wavefront OBJ with its .mtl and images beside it, instances baked", kParams, write<2>, {}, true},
   };
 }
 

@@ -122,6 +122,13 @@ std::string accepted_extensions() {
   return out;
 }
 
+namespace {
+// A writer as the page and `formats --json` see it.
+nlohmann::ordered_json writer_json(const Writer& w) {
+  return {{"id", w.id}, {"extension", w.extension}, {"description", w.description}, {"params", w.params}, {"files", w.makes_files}};
+}
+}  // namespace
+
 nlohmann::ordered_json formats_json() {
   auto out = nlohmann::ordered_json::array();
   for (const Format& f : registry()) {
@@ -133,8 +140,7 @@ nlohmann::ordered_json formats_json() {
     j["reads"] = f.open != nullptr;
     j["streams"] = f.open_remote != nullptr;
     j["writes"] = nlohmann::ordered_json::array();
-    for (const Writer& w : f.writers)
-      j["writes"].push_back({{"id", w.id}, {"extension", w.extension}, {"description", w.description}, {"params", w.params}});
+    for (const Writer& w : f.writers) j["writes"].push_back(writer_json(w));
     j["demo"] = f.demo != nullptr;
     j["generate"] = f.generate != nullptr;
     out.push_back(std::move(j));
@@ -157,8 +163,7 @@ nlohmann::ordered_json describe(const Document& document, std::size_t string_sam
   nlohmann::ordered_json capabilities{{"streams", false}, {"writes", nlohmann::ordered_json::array()}};
   if (const Format* f = find_format(document.format_id())) {
     capabilities["streams"] = f->open_remote != nullptr;
-    for (const Writer& w : f->writers)
-      capabilities["writes"].push_back({{"id", w.id}, {"extension", w.extension}, {"description", w.description}, {"params", w.params}});
+    for (const Writer& w : f->writers) capabilities["writes"].push_back(writer_json(w));
   }
   j["capabilities"] = std::move(capabilities);
   return j;

@@ -79,6 +79,9 @@ struct Writer {
   std::string_view params;  // for `sceneria formats`: "version=4..9 pack-format=flat|1..6"
   Result<std::vector<std::uint8_t>> (*write)(const Document& document, const WriteOptions& options);
   std::vector<std::string_view> more_extensions = {};  // the same writer for other names (".incb")
+  // Whether it makes files beside its output that cannot go inside it (an OBJ's .mtl and images):
+  // a caller with one download asks for them (WriteOptions::sidecars) and bundles them.
+  bool makes_files = false;
 };
 
 struct GenerateOptions {

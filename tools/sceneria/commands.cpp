@@ -258,16 +258,14 @@ int convert(const std::string& in_path, const std::string& out_path, const std::
   options.threads = cores();
   auto bar = std::make_unique<ProgressBar>(err, fmt::format("writing {}", std::filesystem::path(out_path).filename().string()), progress);
   std::ostringstream messages;  // after the bar's line ends
-  ProgressBar* shown = bar.get();
-  const int rc = convert_file(in_path, out_path, to.empty() ? out_path : to, assets, options, shown, out, messages);
+  const int rc = convert_file(in_path, out_path, to.empty() ? out_path : to, assets, options, bar.get(), out, messages);
   bar.reset();
   err << messages.str();
   return rc;
 }
 
-// Every file under `in_dir` whose format can be written as `to` (pictures only when `to` asks
-// for them by id... never: a texture is not a scene to convert), converted into the same place
-// under `out_dir`, a file per core at a time.
+// Every file under `in_dir` whose format can be written as `to` (pictures passed by: a texture is
+// not a scene to convert), converted into the same place under `out_dir`, a file per core at a time.
 int convert_tree(const std::string& in_dir, const std::string& out_dir, const std::string& to, const std::string& assets, const WriteOptions& base,
                  bool progress, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;

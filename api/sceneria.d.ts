@@ -29,7 +29,11 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
-export interface WriterInfo { id: string; extension: string; description: string; params: string }
+export interface WriterInfo {
+  id: string; extension: string; description: string; params: string;
+  /** It makes files beside its output that cannot go inside it (an OBJ's .mtl): convert with `separate: true`. */
+  files: boolean;
+}
 export interface FormatInfo {
   id: string; name: string; extensions: string[]; reads: boolean; streams: boolean;
   writes: WriterInfo[]; demo: boolean; generate: boolean;

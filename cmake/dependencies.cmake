@@ -2,7 +2,7 @@
 # Never add -I/usr/include: under Emscripten the host's libc headers would shadow the sysroot.
 set(SCENERIA_SHIM_DIR "${CMAKE_BINARY_DIR}/shim")
 file(MAKE_DIRECTORY "${SCENERIA_SHIM_DIR}")
-foreach(dep glm fmt nlohmann CLI fast_float stb)
+foreach(dep glm fmt nlohmann CLI fast_float stb rapidjson)
   if(NOT EXISTS "/usr/include/${dep}")
     message(FATAL_ERROR "/usr/include/${dep} is missing: run scripts/setup (it installs the Debian packages)")
   endif()

@@ -1,6 +1,7 @@
 // libFuzzer target: the EU7B module reader on hostile bytes. Besides "no crash, no leak, no UB"
 // it checks the lossless contract: whatever decodes writes back to exactly the same bytes, and
-// survives the JSON form unchanged.
+// survives the JSON form (as a tree and streamed) unchanged; the streaming JSON reader also gets
+// the raw bytes, as hostile text.
 #include <cstdint>
 #include <algorithm>
 #include <cstdlib>
@@ -11,11 +12,16 @@
 #include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/validate.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sceneria;
   MemorySource source(std::span<const std::uint8_t>(data, size), "fuzz.eu7");
+  // The same bytes as a JSON document for the streaming reader: whatever it accepts must write.
+  if (auto from_text = eu7b::read_module_json(source, 1 << 16)) {
+    if (!eu7b::write_module(*from_text)) std::abort();
+  }
   auto module = eu7b::read_module(source, {.load_pack = true, .decode_pack = true});
   if (!module) return 0;
   (void)eu7b::validate(*module);
@@ -41,5 +47,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!back) std::abort();
   auto again = eu7b::write_module(*back);
   if (!again || *again != *bytes) std::abort();
+  // The streamed form too: written without a tree, read back as it streams, the same bytes.
+  std::vector<std::uint8_t> text;
+  VectorByteSink sink(text);
+  if (eu7b::write_module_json(*module, sink)) std::abort();
+  MemorySource text_source(std::move(text), "fuzz.json");
+  auto streamed = eu7b::read_module_json(text_source, 0);
+  if (!streamed) std::abort();
+  auto streamed_bytes = eu7b::write_module(*streamed);
+  if (!streamed_bytes || *streamed_bytes != *bytes) std::abort();
   return 0;
 }

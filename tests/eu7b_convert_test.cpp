@@ -1,7 +1,9 @@
 // Conversions between versions and PACK section formats, the generator, JSON and validation.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <tuple>
@@ -15,6 +17,7 @@
 #include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/validate.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 #include "sample_files.hpp"
 
@@ -429,6 +432,180 @@ TEST(Eu7bJson, BadDocumentsSayWhere) {
   doc = nlohmann::json::parse(j.dump());
   doc["schema"] = 99;
   EXPECT_FALSE(module_from_json(doc).ok());
+}
+
+// The streamed JSON (docs/eu7b-json.md, "Big modules"): the same document as the tree, read
+// back to the same bytes, errors with the same paths.
+std::string stream_text(const Module& m, int indent = -1) {
+  std::vector<std::uint8_t> out;
+  VectorByteSink sink(out);
+  const Error e = write_module_json(m, sink, indent);
+  EXPECT_FALSE(e) << e.describe();
+  return std::string(out.begin(), out.end());
+}
+
+Result<Module> stream_read(const std::string& text, std::uint64_t tree_limit = std::uint64_t{256} << 20) {
+  MemorySource source(std::vector<std::uint8_t>(text.begin(), text.end()), "m.json");
+  return read_module_json(source, tree_limit);
+}
+
+void expect_stream_round_trip(const std::vector<std::uint8_t>& bytes) {
+  const Module decoded = decode(bytes);
+  auto tree = module_to_json(decoded);
+  ASSERT_TRUE(tree.ok()) << tree.error().describe();
+  // Written from the decoded module and from the module with PACK still encoded: one document,
+  // equal to the tree's (numbers may differ in their last digit's spelling, never in value).
+  const std::string text = stream_text(decoded);
+  MemorySource source(std::span<const std::uint8_t>(bytes), "m.eu7");
+  auto raw = read_module(source, {.load_pack = true});
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(stream_text(*raw), text);
+  EXPECT_EQ(nlohmann::ordered_json::parse(text), *tree);
+  EXPECT_EQ(nlohmann::ordered_json::parse(stream_text(decoded, 1)), *tree);
+  EXPECT_NE(stream_text(decoded, 1).find("{\n \"format\": \"eu7b\",\n \"schema\": 1,"), std::string::npos);
+  // Read back as it streams: PACK comes back encoded, and the module writes the original bytes.
+  auto back = stream_read(text, 0);
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  if (back->pack()) EXPECT_FALSE(back->pack()->decoded);
+  EXPECT_TRUE(encode(*back) == bytes);
+  // The module writer that hands its chunks to a sink writes the same bytes, PACK encoded or not.
+  for (const Module* m : std::initializer_list<const Module*>{&*back, &decoded}) {
+    std::vector<std::uint8_t> sunk;
+    VectorByteSink sink(sunk);
+    EXPECT_FALSE(write_module(*m, sink));
+    EXPECT_TRUE(sunk == bytes);
+  }
+  // And the tree reader reads the streamed text to the same bytes.
+  auto from_tree = module_from_json(nlohmann::json::parse(text));
+  ASSERT_TRUE(from_tree.ok()) << from_tree.error().describe();
+  EXPECT_TRUE(encode(*from_tree) == bytes);
+}
+
+TEST(Eu7bJsonStream, EverySampleStreamsBothWays) {
+  SCENERIA_REQUIRE_SAMPLES();
+  std::size_t files = 0;
+  for (const auto& path : test::eu7_samples()) {
+    SCOPED_TRACE(path.string());
+    expect_stream_round_trip(test::read_file(path));
+    ++files;
+  }
+  EXPECT_EQ(files, 15u);
+}
+
+TEST(Eu7bJsonStream, GeneratedModulesOfEveryPackFormatStreamBothWays) {
+  expect_stream_round_trip(encode(*generate_module({.models = 3000, .seed = 9})));
+  for (SectionFormat f : {SectionFormat::flat, SectionFormat::v13, SectionFormat::prot_inst}) {
+    SCOPED_TRACE(std::string(section_format_name(f)));
+    expect_stream_round_trip(encode(*generate_module({.models = 700, .seed = 4, .version = 8, .pack_format = f,
+                                                      .keep_default_format = false})));
+  }
+}
+
+TEST(Eu7bJsonStream, NumbersAndTextAreWrittenAsTheTreeWritesThem) {
+  Module m = decode(encode(*generate_module({.models = 50, .seed = 3})));
+  m.strings.push_back("tab\there \"q\" back\\slash \x01 nl\n");
+  m.strings.push_back("plot_S\xb3up_A.t3d");
+  StringsChunk* last = nullptr;  // the last STRS holds them
+  for (Chunk& c : m.chunks)
+    if (auto* strs = std::get_if<StringsChunk>(&c.data)) last = strs;
+  ASSERT_NE(last, nullptr);
+  last->count += 2;
+  auto* tracks = m.first<RecordList<Track>>();
+  ASSERT_NE(tracks, nullptr);
+  const float odd[] = {0.0f, -0.0f, 1.0f, 0x1p-20f, 0x1p40f, 0x1p60f, 0.0625f, 0x1p-149f, std::nanf(""), INFINITY, -0.1f};
+  for (std::size_t i = 0; i < std::size(odd) && i < tracks->records.size(); ++i) tracks->records[i].paths.at(0).p1.x = odd[i];
+  const std::string text = stream_text(m);
+  EXPECT_NE(text.find(R"("tab\there \"q\" back\\slash \u0001 nl\n")"), std::string::npos);
+  EXPECT_NE(text.find(R"({"cp1250":"plot_Słup_A.t3d"})"), std::string::npos);
+  EXPECT_EQ(nlohmann::ordered_json::parse(text), *module_to_json(m));
+  // Whole numbers keep ".0", exponents have two digits, NaN and infinity keep their bits.
+  for (const char* form : {"\"p1\":[0.0,", "\"p1\":[-0.0,", "\"p1\":[1.0,", "\"p1\":[9.5367431640625e-07,",
+                           "\"p1\":[1099511627776.0,", "\"p1\":[1.152921504606847e+18,", "\"p1\":[0.0625,",
+                           "\"p1\":[1.401298464324817e-45,", "\"p1\":[\"0x7fc00000\",", "\"p1\":[\"0x7f800000\","})
+    EXPECT_NE(text.find(form), std::string::npos) << form;
+  auto back = stream_read(text);
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_TRUE(encode(*back) == encode(m));
+}
+
+// A source read only through read(), as a file is without a mapping (and in the browser).
+class ReadOnlySource final : public ByteSource {
+ public:
+  explicit ReadOnlySource(MemorySource& inner) : inner_(inner) {}
+  std::uint64_t size() const override { return inner_.size(); }
+  Error read(std::uint64_t offset, std::span<std::uint8_t> out) override { return inner_.read(offset, out); }
+  const std::string& name() const override { return inner_.name(); }
+
+ private:
+  MemorySource& inner_;
+};
+
+TEST(Eu7bJsonStream, DocumentsOfManyBlocksReadFromMemoryAndThroughReads) {
+  const std::vector<std::uint8_t> bytes = encode(*generate_module({.models = 20000, .seed = 8}));
+  const std::string text = stream_text(decode(bytes));
+  ASSERT_GT(text.size(), std::size_t{3} << 20);  // several of the reader's 1 MB blocks
+  MemorySource memory(std::vector<std::uint8_t>(text.begin(), text.end()), "m.json");
+  ReadOnlySource through_reads(memory);
+  for (ByteSource* source : {static_cast<ByteSource*>(&memory), static_cast<ByteSource*>(&through_reads)}) {
+    auto m = read_module_json(*source, 0);
+    ASSERT_TRUE(m.ok()) << m.error().describe();
+    EXPECT_TRUE(encode(*m) == bytes);
+  }
+}
+
+TEST(Eu7bJsonStream, OtherMemberOrdersAreReadAsATree) {
+  const Module m = decode(encode(*generate_module({.models = 200, .seed = 6})));
+  // nlohmann::json sorts members by name: "chunks" before "strings", "id" after "records".
+  const std::string sorted = nlohmann::json::parse(stream_text(m)).dump();
+  auto back = stream_read(sorted);
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_TRUE(encode(*back) == encode(m));
+  auto refused = stream_read(sorted, 0);  // too big for a tree: the order is named
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("\"chunks\" comes before \"strings\""), std::string::npos) << refused.error().message;
+}
+
+TEST(Eu7bJsonStream, BadDocumentsSayWhereAsTheTreeReaderDoes) {
+  const Module m = decode(encode(*generate_module({.models = 100, .seed = 1})));
+  const std::string text = stream_text(m);
+  auto both = [&](auto&& change, const std::string& expected) {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text);
+    change(doc);
+    auto streamed = stream_read(doc.dump(), 0);
+    auto tree = module_from_json(nlohmann::json::parse(doc.dump()));
+    ASSERT_FALSE(streamed.ok());
+    ASSERT_FALSE(tree.ok());
+    EXPECT_EQ(streamed.error().message, expected);
+    EXPECT_EQ(tree.error().message, expected);
+  };
+  both([](auto& d) { d["chunks"][3]["records"][2]["paths"][0].erase("p2"); }, "chunks[3].records[2].paths[0].p2: missing");
+  both([](auto& d) { d["chunks"][3]["records"][0]["type"] = 300; }, "chunks[3].records[0].type: expected an integer in [0, 255]");
+  both([](auto& d) { d["chunks"][3]["records"][1]["node"]["name"] = "x"; },
+       "chunks[3].records[1].node.name: expected a string id (0 or more, or -1 for none)");
+  both([](auto& d) { d["schema"] = 99; }, "unsupported EU7B JSON schema (this build reads schema 1)");
+  both([](auto& d) { d["strings"][4] = 7; }, "strings[4]: expected a string, {\"cp1250\": …} or {\"hex\": …}");
+  both([](auto& d) { d["chunks"][0]["count"] = 100000; }, "chunks[0].count: STRS chunks claim 100000 strings but \"strings\" has "
+                                                          + std::to_string(m.strings.size()));
+  std::size_t pack = 0;
+  for (std::size_t i = 0; i < m.chunks.size(); ++i)
+    if (m.chunks[i].id == chunk::PACK) pack = i;
+  both([&](auto& d) { d["chunks"][pack]["sections"][0]["solo"][0]["location"] = {1, 2}; },
+       fmt::format("chunks[{}].sections[0].solo[0].location: expected [x, y, z]", pack));
+  both([&](auto& d) { d["chunks"][pack]["sections"][0]["format"] = "9"; },
+       fmt::format("chunks[{}].sections[0].format: expected \"flat\" or \"1\"…\"6\"", pack));
+}
+
+TEST(Eu7bJsonStream, HostileTextFailsCleanly) {
+  // Not JSON, truncated, nested far deeper than any stack, and no document at all.
+  for (const std::string& text : {std::string("{\"format\":\"eu7b\",\"schema\":1,"), std::string("[1,2"),
+                                  std::string(200000, '[') + std::string(200000, ']'), std::string("{\"format\": 7}"),
+                                  std::string(""), std::string("\"eu7b\"")}) {
+    auto m = stream_read(text);
+    EXPECT_FALSE(m.ok()) << text.substr(0, 40);
+  }
+  auto m = stream_read("{\"format\":\"eu7b\",\"schema\":1,\"version\":9,\"strings\":[],\"chunks\":[}");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("not valid JSON at byte 63"), std::string::npos) << m.error().message;
 }
 
 TEST(Eu7bValidate, FindsInconsistenciesWithOffsets) {

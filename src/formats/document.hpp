@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "io/byte_sink.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria {
@@ -74,6 +75,13 @@ class Document {
   // The document losslessly as JSON (`sceneria dump`), if the format has such a form.
   virtual Result<nlohmann::ordered_json> dump() const {
     return Error{Errc::bad_value, 0, "this format has no JSON form"};
+  }
+  // The same JSON written to `sink` as text (`indent` < 0: compact, else nlohmann's dump(indent)
+  // layout). A format with big documents streams it, never building the tree.
+  virtual Error dump_to(ByteSink& sink, int indent) const {
+    auto j = dump();
+    if (!j) return j.error();
+    return sink.put(j->dump(indent, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 };
 

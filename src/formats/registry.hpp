@@ -19,6 +19,7 @@
 #include "export/export.hpp"
 #include "formats/document.hpp"
 #include "io/assets.hpp"
+#include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 #include "stream/remote_document.hpp"
 
@@ -82,6 +83,9 @@ struct Writer {
   // Whether it makes files beside its output that cannot go inside it (an OBJ's .mtl and images):
   // a caller with one download asks for them (WriteOptions::sidecars) and bundles them.
   bool makes_files = false;
+  // The same output written in pieces as it is made, so it is never held whole (a JSON dump of a
+  // module bigger than memory); nullptr: only `write`. Both give the same bytes.
+  Error (*stream)(const Document& document, const WriteOptions& options, ByteSink& sink) = nullptr;
 };
 
 struct GenerateOptions {

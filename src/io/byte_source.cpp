@@ -125,10 +125,32 @@ std::optional<SharedBytes> FileSource::shared() const {
   return SharedBytes{mapped_, *in_memory()};
 }
 
+void FileSource::release(std::uint64_t begin, std::uint64_t end) {
+#ifdef SCENERIA_MAP_FILES
+  // Whole pages inside the range only; the file's bytes stay in the page cache, and a later read
+  // maps them again. Never for a mapping shared() handed out: its holders keep reading it.
+  if (!mapped_ || mapped_.use_count() > 1) return;
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t first = (begin + page - 1) / page * page, last = std::min(end, size_) / page * page;
+  if (last > first)
+    ::madvise(const_cast<std::uint8_t*>(mapped_.get()) + first, static_cast<std::size_t>(last - first), MADV_DONTNEED);
+#else
+  (void)begin, (void)end;
+#endif
+}
+
 Error FileSource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
   if (Error e = check_range(offset, out.size())) return e;
   if (out.empty()) return {};
   if (mapped_) {
+#if defined(SCENERIA_MAP_FILES) && defined(MADV_POPULATE_READ)
+    // A big read (a streaming reader's block) maps its pages in one call, not a fault per page.
+    if (out.size() >= (std::size_t{256} << 10)) {
+      const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)), first = offset / page * page;
+      ::madvise(const_cast<std::uint8_t*>(mapped_.get()) + first, static_cast<std::size_t>(offset + out.size() - first),
+                MADV_POPULATE_READ);
+    }
+#endif
     std::memcpy(out.data(), mapped_.get() + offset, out.size());
     return {};
   }

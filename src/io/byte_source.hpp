@@ -42,10 +42,13 @@ class ByteSource {
   virtual std::optional<std::span<const std::uint8_t>> in_memory() const { return std::nullopt; }
   // The whole source as bytes that outlive it, when it can give them without a copy.
   virtual std::optional<SharedBytes> shared() const { return std::nullopt; }
-
- protected:
-  // Shared range check for implementations: an Errc::truncated error when the range is outside.
+  // A hint from a reader that streams: it will not read [begin, end) again, so a mapped file may
+  // let those pages go (a 1 GB document read once need not stay resident).
+  virtual void release(std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
+  // An Errc::truncated error when the range is outside the source: checked before allocating
+  // for a length the input claims.
   Error check_range(std::uint64_t offset, std::uint64_t length) const;
+
 };
 
 // The whole source: shared where it can be (shared()), else read into a buffer of its own.
@@ -87,6 +90,7 @@ class FileSource final : public ByteSource {
   const std::string& name() const override { return path_; }
   std::optional<std::span<const std::uint8_t>> in_memory() const override;
   std::optional<SharedBytes> shared() const override;
+  void release(std::uint64_t begin, std::uint64_t end) override;
 
  private:
   FileSource(std::FILE* file, std::uint64_t size, std::string path)

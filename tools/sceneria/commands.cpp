@@ -82,6 +82,21 @@ bool write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes
 // What the CLI decodes and writes on at once: every core.
 unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+// Standard output as a sink (the commands write to a stream their tests can capture).
+class OstreamSink final : public ByteSink {
+ public:
+  explicit OstreamSink(std::ostream& out) : out_(out) {}
+  Error put(std::span<const std::uint8_t> bytes) override {
+    out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    written_ += bytes.size();
+    return out_ ? Error{} : Error{Errc::io, written_, "cannot write to standard output"};
+  }
+  using ByteSink::put;
+
+ private:
+  std::ostream& out_;
+};
+
 int fail(std::ostream& err, const std::string& path, const Error& e) {
   err << "error: " << path << ": " << e.describe() << '\n';
   return 1;
@@ -150,23 +165,33 @@ int validate(const std::string& path, const std::string& assets, std::ostream& o
 }
 
 int dump(const std::string& path, const std::string& output, bool pretty, std::ostream& out, std::ostream& err) {
-  auto document = open_file(path, {});
+  std::unique_ptr<DirectoryAssets> resolver;
+  auto document = open_file(path, {}, &resolver);  // for a conversion: nothing decoded that the dump does not need
   if (!document) return fail(err, path, document.error());
-  auto j = (*document)->dump();
-  if (!j) return fail(err, path, j.error());
-  const std::string text = dump_json(*j, pretty ? 1 : -1) + "\n";
+  const int indent = pretty ? 1 : -1;
   if (output.empty() || output == "-") {
-    out << text;
-    return 0;
+    OstreamSink sink(out);
+    Error e = (*document)->dump_to(sink, indent);
+    if (!e) e = sink.put(std::string_view("\n"));
+    return e ? fail(err, path, e) : 0;
   }
-  return write_bytes(output, {text.begin(), text.end()}, err) ? 0 : 1;
+  auto sink = FileByteSink::create(output);
+  if (!sink) return fail(err, output, sink.error());
+  Error e = (*document)->dump_to(**sink, indent);
+  if (!e) e = (*sink)->put(std::string_view("\n"));
+  if (Error closed = (*sink)->close(); !e) e = closed;
+  if (e) {
+    std::filesystem::remove(output);
+    return fail(err, output, e);
+  }
+  return 0;
 }
 
 // Writes a file, then reads it back: the summary line comes from the file, not from our intentions.
 int write_and_describe(const std::string& out_path, std::vector<std::uint8_t> bytes, std::ostream& out, std::ostream& err) {
   if (!write_bytes(out_path, bytes, err)) return 1;
   MemorySource written(std::move(bytes), out_path);
-  auto check = open_document(written, {.skin_set = {}, .texture_base = {}, .threads = cores()});
+  auto check = open_document(written, {.deferred = true, .skin_set = {}, .texture_base = {}, .threads = cores()});
   if (!check) return fail(err, out_path, check.error());
   out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
   return 0;
@@ -236,6 +261,30 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   options.sidecars = &sidecars;
   options.assets = resolver.get();
   if (bar) options.progress = [bar](double done) { (*bar)(done); };
+  if (writer->stream) {
+    // Written as it is made: the output is never held whole.
+    auto sink = FileByteSink::create(out_path);
+    if (!sink) return fail(err, out_path, sink.error());
+    Error e = writer->stream(**document, options, **sink);
+    if (Error closed = (*sink)->close(); !e) e = closed;
+    if (e) {
+      std::filesystem::remove(out_path);
+      return fail(err, in_path, e);
+    }
+    if (bar) (*bar)(1.0);
+    for (const auto& loss : losses) err << "warning: " << (bar ? "" : in_path + ": ") << loss << '\n';
+    (*document).reset();  // before the output is read back: the two are never held at once
+    if (format_for_name(out_path)) {
+      // Described from the file, as read back: for a conversion, nothing decoded that need not be.
+      std::unique_ptr<DirectoryAssets> none;
+      auto check = open_file(out_path, {}, &none);
+      if (!check) return fail(err, out_path, check.error());
+      out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), (*sink)->written());
+      return 0;
+    }
+    out << fmt::format("{}: {}, {} bytes\n", out_path, writer->description, (*sink)->written());
+    return 0;
+  }
   auto bytes = writer->write(**document, options);
   if (bytes && bar) (*bar)(1.0);
   if (!bytes) return fail(err, in_path, bytes.error());
@@ -245,6 +294,7 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   for (const exports::File& f : sidecars)
     if (!write_bytes((folder / f.name).string(), f.bytes, err)) return 1;
   const std::size_t written = bytes->size();
+  (*document).reset();  // before the output is read back: the two are never held at once
   if (format_for_name(out_path)) return write_and_describe(out_path, std::move(bytes).value(), out, err);
   if (!write_bytes(out_path, *bytes, err)) return 1;
   out << fmt::format("{}: {}, {} bytes{}\n", out_path, writer->description, written,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -53,34 +54,57 @@ namespace {
 
 class Eu7bDocument final : public Document {
  public:
+  // A module whose PACK is loaded but not decoded (opened for a conversion) is decoded the first
+  // time something needs its records; writing it as EU7B or JSON never does.
   Eu7bDocument(Module module, std::string name, std::vector<std::string> missing)
-      : browser_(std::move(module)), name_(std::move(name)), missing_(std::move(missing)) {}
-  const Module& module() const { return browser_.module(); }
+      : name_(std::move(name)), missing_(std::move(missing)) {
+    const PackChunk* pack = module.pack();
+    if (pack && !pack->decoded) pending_ = std::move(module);
+    else browser_ = std::make_unique<RecordBrowser>(std::move(module));
+  }
+  // Decoded: what browsing, drawing and converting need.
+  const Module& module() const { return browser().module(); }
+  // As opened, decoded or not: enough to write it back or dump it.
+  const Module& stored() const {
+    std::lock_guard lock(mutex_);
+    return browser_ ? browser_->module() : pending_;
+  }
 
   std::string_view format_id() const override { return "eu7b"; }
-  std::string headline() const override { return eu7b::headline(module()); }
+  std::string headline() const override { return eu7b::headline(stored()); }
   ojson summary(std::size_t string_sample) const override { return summary_json(module(), string_sample); }
-  std::vector<ListInfo> lists() const override { return browser_.lists(); }
+  std::vector<ListInfo> lists() const override { return browser().lists(); }
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
-    return browser_.rows(list, first, count);
+    return browser().rows(list, first, count);
   }
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
-    return browser_.search(list, query, limit);
+    return browser().search(list, query, limit);
   }
-  ojson record(std::string_view list, std::uint64_t index) const override { return browser_.record(list, index); }
+  ojson record(std::string_view list, std::uint64_t index) const override { return browser().record(list, index); }
   Result<scene::Scene> scene() const override { return to_scene(module()); }
   std::vector<Warning> warnings() const override { return as_warnings(module().problems); }
   std::vector<Warning> validate() const override { return as_warnings(eu7b::validate(module())); }
   std::vector<std::string> missing_assets() const override { return missing_; }
   Result<ojson> dump() const override { return module_to_json(module()); }
+  Error dump_to(ByteSink& sink, int indent) const override { return write_module_json(stored(), sink, indent); }
 
  private:
+  const RecordBrowser& browser() const {
+    std::lock_guard lock(mutex_);
+    if (!browser_) {
+      if (Error e = decode_pack(pending_)) pending_.problems.push_back({e.offset, e.message});
+      browser_ = std::make_unique<RecordBrowser>(std::move(pending_));
+    }
+    return *browser_;
+  }
   std::vector<Warning> as_warnings(const std::vector<Problem>& problems) const {
     std::vector<Warning> out;
     for (const Problem& p : problems) out.push_back({name_, p.offset, 0, 0, p.message});
     return out;
   }
-  RecordBrowser browser_;
+  mutable std::mutex mutex_;
+  mutable Module pending_;
+  mutable std::unique_ptr<RecordBrowser> browser_;
   std::string name_;
   std::vector<std::string> missing_;
 };
@@ -97,21 +121,22 @@ bool probe_any(std::span<const std::uint8_t> head, std::string_view name) {
   return probe(head) || looks_like_json_form(head, name);
 }
 
-Result<Module> read_json_form(ByteSource& source) {
-  if (source.size() > (std::uint64_t{1} << 31))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte JSON document is too big to read", source.name(), source.size())};
-  auto bytes = source.read_vector(0, source.size());
-  if (!bytes) return bytes.error();
-  auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (j.is_discarded()) return Error{Errc::bad_value, 0, fmt::format("{}: not valid JSON", source.name())};
-  return module_from_json(j);
+Result<Module> read_json_form(ByteSource& source, bool decode) {
+  auto m = read_module_json(source);
+  if (!m) return m.error();
+  if (decode && m->pack() && !m->pack()->decoded) {
+    if (Error e = decode_pack(*m)) return e;
+  }
+  return m;
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
   std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(64, source.size())));
   if (Error e = source.read(0, head)) return e;
-  auto module = looks_like_json_form(head, source.name()) ? read_json_form(source)
-                                                          : read_module(source, {.load_pack = true, .decode_pack = true, .threads = options.threads});
+  // For a conversion PACK stays encoded until something needs its records (Eu7bDocument).
+  auto module = looks_like_json_form(head, source.name())
+                    ? read_json_form(source, !options.deferred)
+                    : read_module(source, {.load_pack = true, .decode_pack = !options.deferred, .threads = options.threads});
   if (!module) return module.error();
   std::vector<std::string> missing;
   if (options.assets) {
@@ -125,15 +150,10 @@ std::unique_ptr<stream::RemoteDocument> open_remote(std::uint64_t size, std::str
   return std::make_unique<RemoteModule>(size, std::move(name));
 }
 
-const Module* module_of(const Document& document) {
-  if (document.format_id() != "eu7b") return nullptr;
-  const auto* d = dynamic_cast<const Eu7bDocument*>(&document);
-  return d ? &d->module() : nullptr;
-}
-
-Result<Module> converted(const Document& document, const WriteOptions& options) {
-  const Module* m = module_of(document);
-  if (!m) return Error{Errc::bad_value, 0, "only an EU7B module can be written as EU7B"};
+// The module to write: the document's own, not a copy, unless the options change it (into `storage`).
+Result<const Module*> converted(const Document& document, const WriteOptions& options, Module& storage) {
+  const auto* d = document.format_id() == "eu7b" ? dynamic_cast<const Eu7bDocument*>(&document) : nullptr;
+  if (!d) return Error{Errc::bad_value, 0, "only an EU7B module can be written as EU7B"};
   ConvertOptions c;
   c.allow_lossy = options.lossy;
   c.losses = options.losses;
@@ -151,23 +171,40 @@ Result<Module> converted(const Document& document, const WriteOptions& options) 
     c.keep_pack_format = false;
     change = true;
   }
-  if (!change) return *m;
-  return convert_module(*m, c);
+  if (!change) return &d->stored();
+  auto m = convert_module(d->module(), c);
+  if (!m) return m.error();
+  storage = std::move(m).value();
+  return &storage;
 }
 
 Result<std::vector<std::uint8_t>> write_eu7b(const Document& document, const WriteOptions& options) {
-  auto m = converted(document, options);
+  Module storage;
+  auto m = converted(document, options, storage);
   if (!m) return m.error();
-  return write_module(*m, options.threads);
+  return write_module(**m, options.threads);
+}
+
+Error stream_eu7b(const Document& document, const WriteOptions& options, ByteSink& sink) {
+  Module storage;
+  auto m = converted(document, options, storage);
+  if (!m) return m.error();
+  return write_module(**m, sink);
+}
+
+Error stream_json(const Document& document, const WriteOptions& options, ByteSink& sink) {
+  Module storage;
+  auto m = converted(document, options, storage);
+  if (!m) return m.error();
+  if (Error e = write_module_json(**m, sink)) return e;
+  return sink.put(std::string_view("\n"));
 }
 
 Result<std::vector<std::uint8_t>> write_json(const Document& document, const WriteOptions& options) {
-  auto m = converted(document, options);
-  if (!m) return m.error();
-  auto j = module_to_json(*m);
-  if (!j) return j.error();
-  const std::string text = j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  return std::vector<std::uint8_t>(text.begin(), text.end());
+  std::vector<std::uint8_t> out;
+  VectorByteSink sink(out);
+  if (Error e = stream_json(document, options, sink)) return e;
+  return out;
 }
 
 Result<std::vector<std::uint8_t>> generate(const GenerateOptions& options) {
@@ -217,8 +254,9 @@ const Format& format() {
       .open = open,
       .open_remote = open_remote,
       .writers = {{"eu7b", ".eu7", "EU7B module, optionally at another version and PACK format",
-                   "version=4..9 pack-format=flat|1..6", write_eu7b},
-                  {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6", write_json}},
+                   "version=4..9 pack-format=flat|1..6", write_eu7b, {}, false, stream_eu7b},
+                  {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6", write_json, {}, false,
+                   stream_json}},
       .demo = demo_module,
       .generate = generate,
   };

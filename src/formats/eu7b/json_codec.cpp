@@ -3,27 +3,53 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
 
 #include <fmt/format.h>
 
 #include "core/text.hpp"
 #include "formats/eu7b/fields.hpp"
 #include "formats/eu7b/json_archive.hpp"
+#include "formats/eu7b/json_tape.hpp"
+#include "formats/eu7b/json_text.hpp"
 #include "formats/eu7b/reader.hpp"
 
 namespace sceneria::eu7b {
 
 namespace {
 
-// The chunk body, shared by both directions: Archive is JsonOut or JsonIn.
+// One record of a chunk's list: D is the chunk's data (its pools and transforms), T the record.
+template <class A, class D, class T>
+void record_fields(A& a, D& d, T& r, std::uint32_t version) {
+  if constexpr (std::is_same_v<T, Include>) fields(a, r, version);
+  else if constexpr (std::is_same_v<D, ModelList>) fields(a, r, d, false);
+  else if constexpr (std::is_same_v<D, PrototypeList>) fields(a, r, d, version);
+  else if constexpr (std::is_same_v<D, std::vector<T>>) fields(a, r);
+  else fields(a, r, d.transforms);
+}
+
+// The vector of records a chunk's data holds, or nullptr for other data (a terrain, a count).
+template <class D>
+auto* records_of(D& d) {
+  if constexpr (std::is_same_v<D, std::vector<Include>> || std::is_same_v<D, std::vector<Trainset>> ||
+                std::is_same_v<D, std::vector<Event>> || std::is_same_v<D, std::vector<PidxEntry>>)
+    return &d;
+  else if constexpr (std::is_same_v<D, ModelList>) return &d.models;
+  else if constexpr (std::is_same_v<D, PrototypeList>) return &d.prototypes;
+  else if constexpr (requires { d.records; }) return &d.records;
+  else return static_cast<std::vector<int>*>(nullptr);
+}
+
+// The chunk body, shared by both directions: Archive is JsonOut, JsonTextOut or an input.
 template <class A>
 void chunk_body(A& a, Chunk& c, std::uint32_t version) {
   std::visit(
       [&](auto& d) {
         using T = std::decay_t<decltype(d)>;
-        if constexpr (std::is_same_v<T, std::vector<Include>>) {
-          a.list("records", d, 0, [&](Include& i) { a.object("", [&] { fields(a, i, version); }); });
-        } else if constexpr (std::is_same_v<T, Placement>) {
+        if constexpr (std::is_same_v<T, Placement>) {
           a.object("placement", [&] {
             a.u8("origin_x", d.origin_x);
             a.u8("origin_y", d.origin_y);
@@ -32,13 +58,6 @@ void chunk_body(A& a, Chunk& c, std::uint32_t version) {
           });
         } else if constexpr (std::is_same_v<T, Terrain>) {
           a.object("terrain", [&] { fields(a, d); });
-        } else if constexpr (std::is_same_v<T, ModelList>) {
-          a.list("records", d.models, 0, [&](Model& m) { a.object("", [&] { fields(a, m, d, false); }); });
-        } else if constexpr (std::is_same_v<T, PrototypeList>) {
-          a.list("records", d.prototypes, 0, [&](Prototype& p) { a.object("", [&] { fields(a, p, d, version); }); });
-        } else if constexpr (std::is_same_v<T, std::vector<Trainset>> || std::is_same_v<T, std::vector<Event>> ||
-                             std::is_same_v<T, std::vector<PidxEntry>>) {
-          a.list("records", d, 0, [&](auto& r) { a.object("", [&] { fields(a, r); }); });
         } else if constexpr (std::is_same_v<T, std::uint32_t>) {
           a.u32("value", d);
         } else if constexpr (std::is_same_v<T, StringsChunk>) {
@@ -46,7 +65,7 @@ void chunk_body(A& a, Chunk& c, std::uint32_t version) {
         } else if constexpr (std::is_same_v<T, OpaqueChunk> || std::is_same_v<T, PackChunk>) {
           // Byte payloads: handled by the callers (hex / sections).
         } else {
-          a.list("records", d.records, 0, [&](auto& r) { a.object("", [&] { fields(a, r, d.transforms); }); });
+          a.list("records", *records_of(d), 0, [&](auto& r) { a.object("", [&] { record_fields(a, d, r, version); }); });
         }
       },
       c.data);
@@ -191,6 +210,102 @@ Result<ojson> module_to_json(const Module& module_in) {
   return j;
 }
 
+namespace {
+
+void string_text(JsonText& t, std::string_view bytes) {
+  if (is_valid_utf8(bytes)) return t.string(bytes);
+  std::string text;
+  const bool cp1250 = decode_cp1250(bytes, text);
+  t.open_object();
+  t.key(cp1250 ? "cp1250" : "hex");
+  t.string(cp1250 ? text : to_hex(bytes));
+  t.close();
+}
+
+void hex_text(JsonText& t, const char* key, const std::vector<std::uint8_t>& bytes) {
+  t.key(key);
+  t.string(bytes_hex(bytes));
+}
+
+void section_text(JsonText& t, PackSection& s) {
+  t.open_object();
+  t.key("format");
+  t.string(section_format_name(s.format));
+  JsonTextOut a(t);
+  section_body(a, s);
+  if (!s.trailing.empty()) hex_text(t, "trailing_hex", s.trailing);
+  t.close();
+}
+
+}  // namespace
+
+Error write_module_json(const Module& module_in, ByteSink& sink, int indent) {
+  Module& module = const_cast<Module&>(module_in);  // the JSON writer only reads
+  JsonText t(sink, indent);
+  t.open_object();
+  t.key("format");
+  t.string("eu7b");
+  t.key("schema");
+  t.number(std::uint64_t{kJsonSchemaVersion});
+  t.key("version");
+  t.number(std::uint64_t{module.version()});
+  t.key("strings");
+  t.open_array();
+  for (std::size_t i = 0; i < module.strings.size(); ++i) string_text(t, module.strings[i]);
+  t.close();
+  t.key("chunks");
+  t.open_array();
+  for (Chunk& c : module.chunks) {
+    t.open_object();
+    t.key("id");
+    t.string(chunk_name(c.id));
+    if (auto* opaque = std::get_if<OpaqueChunk>(&c.data)) {
+      hex_text(t, "hex", opaque->bytes);
+    } else if (auto* pack = std::get_if<PackChunk>(&c.data)) {
+      if (!pack->decoded && !pack->loaded)
+        return Error{Errc::bad_value, c.offset, "PACK must be loaded to write JSON (read with load_pack)"};
+      if (pack->decoded) {
+        if (!pack->prefix.empty()) hex_text(t, "prefix_hex", pack->prefix);
+        t.key("sections");
+        t.open_array();
+        for (PackSection& s : pack->sections) section_text(t, s);
+      } else {
+        // Decoded one at a time and let go: the dump never holds more than one section's records.
+        std::vector<std::uint8_t> prefix;
+        std::vector<Problem> problems;
+        bool started = false;
+        auto start = [&] {
+          if (started) return;
+          started = true;
+          if (!prefix.empty()) hex_text(t, "prefix_hex", prefix);
+          t.key("sections");
+          t.open_array();
+        };
+        if (Error e = for_each_section(module, prefix, problems, [&](PackSection&& s) {
+              start();
+              section_text(t, s);
+              return t.error();
+            }))
+          return e;
+        start();
+      }
+      t.close();
+    } else {
+      JsonTextOut a(t);
+      chunk_body(a, c, module.version());
+    }
+    if (c.empty_payload) {
+      t.key("empty_payload");
+      t.boolean(true);
+    }
+    if (!c.trailing.empty()) hex_text(t, "trailing_hex", c.trailing);
+    t.close();
+  }
+  t.close();
+  t.close();
+  return t.flush();
+}
+
 Result<Module> module_from_json(const njson& j) {
   auto bad = [](std::string message) { return Error{Errc::bad_value, 0, std::move(message)}; };
   if (!j.is_object() || j.value("format", "") != "eu7b") return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
@@ -257,6 +372,510 @@ Result<Module> module_from_json(const njson& j) {
   if (strings_used != m.strings.size())
     return bad(fmt::format("STRS chunks hold {} strings but \"strings\" has {}", strings_used, m.strings.size()));
   return m;
+}
+
+
+namespace {
+
+// A ByteSource as RapidJSON's input stream, read in blocks that end with a '\0' RapidJSON takes
+// for the end of the input (FileReadStream's scheme). Copying a block from a mapped file costs
+// less than the bounds checks reading it in place would (Peek and Take run per character); the
+// blocks already read are let go.
+class SourceStream {
+ public:
+  using Ch = char;
+  explicit SourceStream(ByteSource& source) : source_(source), buffer_(kBlock + 1) { fill(); }
+  Ch Peek() const { return *current_; }
+  Ch Take() {
+    const Ch c = *current_;
+    if (current_ < last_) ++current_;
+    else if (!eof_) next_block();
+    return c;
+  }
+  std::size_t Tell() const { return static_cast<std::size_t>(block_at_) + static_cast<std::size_t>(current_ - buffer_.data()); }
+  const Error& error() const { return error_; }
+  // Never written: RapidJSON asks for these only from output streams.
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  std::size_t PutEnd(Ch*) { return 0; }
+
+ private:
+  static constexpr std::size_t kBlock = 1 << 20;
+  void next_block() {
+    source_.release(block_at_, block_at_ + block_size_);
+    block_at_ += block_size_;
+    fill();
+  }
+  void fill() {
+    const std::uint64_t left = source_.size() - std::min(source_.size(), block_at_);
+    block_size_ = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, left));
+    if (Error e = source_.read(block_at_, std::span(reinterpret_cast<std::uint8_t*>(buffer_.data()), block_size_))) {
+      error_ = e;
+      block_size_ = 0;
+    }
+    current_ = buffer_.data();
+    // `last_` is the block's last character; at the end of the input, the '\0' after it.
+    eof_ = block_size_ < kBlock || block_at_ + block_size_ >= source_.size() || error_;
+    buffer_[block_size_] = '\0';
+    last_ = buffer_.data() + (eof_ ? block_size_ : block_size_ - 1);
+  }
+  ByteSource& source_;
+  std::vector<Ch> buffer_;
+  Ch* current_ = nullptr;
+  Ch* last_ = nullptr;
+  std::uint64_t block_at_ = 0;
+  std::size_t block_size_ = 0;
+  bool eof_ = false;
+  Error error_;
+};
+
+// The document as RapidJSON streams it: the members of the document, of each chunk and of each
+// PACK section are kept as small tapes (TapeIn reads them when they close), while the long lists
+// (strings, records, sections, a section's models) are decoded an item at a time. Each PACK
+// section is encoded to its bytes as soon as it closes, so the module is never held decoded.
+// Items need what their container says first ("id", a section's "format", "prefix_hex", and
+// "version" and "strings" before "chunks"), as sceneria writes them; a document in another
+// order sets `out_of_order` and the caller reads it as a tree instead.
+class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, StreamReader> {
+ public:
+  Module module;
+  Error error;
+  bool out_of_order = false;
+  std::uint64_t pack_reserve = 0;
+
+  bool Null() { return scalar(TapeToken{}); }
+  bool Bool(bool b) {
+    TapeToken t;
+    t.kind = TapeToken::boolean;
+    t.flag = b;
+    return scalar(t);
+  }
+  bool Int(int i) { return Int64(i); }
+  bool Uint(unsigned u) { return Uint64(u); }
+  bool Int64(std::int64_t i) {
+    if (i >= 0) return Uint64(static_cast<std::uint64_t>(i));
+    TapeToken t;
+    t.kind = TapeToken::signed_int;
+    t.i = i;
+    return scalar(t);
+  }
+  bool Uint64(std::uint64_t u) {
+    TapeToken t;
+    t.kind = TapeToken::unsigned_int;
+    t.u = u;
+    return scalar(t);
+  }
+  bool Double(double d) {
+    TapeToken t;
+    t.kind = TapeToken::real;
+    t.d = d;
+    return scalar(t);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return text(std::string_view(s, n)); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    const std::string_view k(s, n);
+    switch (top()) {
+      case Ctx::doc:
+      case Ctx::chunk:
+      case Ctx::section: key_.assign(k); return true;
+      case Ctx::capture: tape().text_value(TapeToken::key, k); return true;
+      default: return true;  // skip
+    }
+  }
+  bool StartObject() { return start(TapeToken::object); }
+  bool StartArray() { return start(TapeToken::array); }
+  bool EndObject(rapidjson::SizeType) { return end(); }
+  bool EndArray(rapidjson::SizeType) { return end(); }
+
+  // After a successful parse: the checks only the whole document allows.
+  Error finish() {
+    if (!in_doc_seen_) return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
+    if (!chunks_seen_) return bad("\"chunks\" must be an array");
+    if (strings_used_ != module.strings.size())
+      return bad(fmt::format("STRS chunks hold {} strings but \"strings\" has {}", strings_used_, module.strings.size()));
+    // PIDX names sections by their offset in the PACK as read; they now lie where they were encoded.
+    for (Chunk& c : module.chunks)
+      if (auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data))
+        for (PidxEntry& e : *pidx)
+          if (auto it = new_offset_.find(e.pack_offset); it != new_offset_.end()) e.pack_offset = it->second;
+    return {};
+  }
+
+ private:
+  enum class Ctx : std::uint8_t { doc, skip, strings, chunks, chunk, records, sections, section, models, capture };
+  struct Level {
+    Ctx ctx;
+    Tape* tape;  // capture: where tokens go
+  };
+  Ctx top() const { return stack_.empty() ? Ctx::skip : stack_.back().ctx; }
+  Tape& tape() { return *stack_.back().tape; }
+  Error bad(std::string message) { return Error{Errc::bad_value, 0, std::move(message)}; }
+  bool stop(Error e) {
+    if (!error) error = std::move(e);
+    return false;
+  }
+  bool reorder(std::string what) {
+    out_of_order = true;
+    return stop(bad(what + " (sceneria writes it first; a document in another order is read whole)"));
+  }
+  std::string chunk_path() const { return fmt::format("chunks[{}]", chunk_index_); }
+  std::string section_path() const { return fmt::format("{}.sections[{}]", chunk_path(), section_index_); }
+
+  static TapeToken streamed_token() {
+    TapeToken t;
+    t.kind = TapeToken::streamed;
+    return t;
+  }
+
+  bool scalar(const TapeToken& t) {
+    if (stack_.empty()) return stop(bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)"));
+    switch (top()) {
+      case Ctx::doc: return header(t);
+      case Ctx::strings: unit_.clear(); unit_.value(t); return string_done();
+      case Ctx::records: unit_.clear(); unit_.value(t); return record_done();
+      case Ctx::models: unit_.clear(); unit_.value(t); return model_done();
+      case Ctx::chunk:
+      case Ctx::section: member_key(); tape().value(t); return true;
+      case Ctx::capture: tape().value(t); return true;
+      case Ctx::chunks: return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
+      case Ctx::sections: return stop(bad(section_path() + ".format: expected \"flat\" or \"1\"…\"6\""));
+      default: return true;
+    }
+  }
+  bool text(std::string_view s) {
+    if (stack_.empty()) return stop(bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)"));
+    switch (top()) {
+      case Ctx::doc:
+        if (key_ == "format") format_ = s;
+        return true;
+      case Ctx::strings: unit_.clear(); unit_.text_value(TapeToken::string, s); return string_done();
+      case Ctx::records: unit_.clear(); unit_.text_value(TapeToken::string, s); return record_done();
+      case Ctx::models: unit_.clear(); unit_.text_value(TapeToken::string, s); return model_done();
+      case Ctx::chunk:
+        if (key_ == "id") {
+          if (!parse_chunk_id(std::string(s), chunk_.id)) return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
+          chunk_.data = empty_chunk_data(chunk_.id);
+          has_id_ = true;
+        } else if (key_ == "prefix_hex") {
+          if (auto* pack = std::get_if<PackChunk>(&chunk_.data)) {
+            std::string bytes;
+            if (!from_hex(s, bytes)) return stop(bad(chunk_path() + ".prefix_hex: bad hex"));
+            if (!pack->raw.empty() || sections_seen_) return reorder(chunk_path() + ".prefix_hex comes after its sections");
+            pack->raw.assign(bytes.begin(), bytes.end());
+            pack->prefix.assign(bytes.begin(), bytes.end());
+          }
+        }
+        member_key();
+        tape().text_value(TapeToken::string, s);
+        return true;
+      case Ctx::section:
+        if (key_ == "format" && !parse_section_format(s, section_.format))
+          return stop(bad(section_path() + ".format: expected \"flat\" or \"1\"…\"6\""));
+        if (key_ == "format") has_format_ = true;
+        member_key();
+        tape().text_value(TapeToken::string, s);
+        return true;
+      case Ctx::capture: tape().text_value(TapeToken::string, s); return true;
+      case Ctx::chunks: return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
+      case Ctx::sections: return stop(bad(section_path() + ".format: expected \"flat\" or \"1\"…\"6\""));
+      default: return true;
+    }
+  }
+  // A member of a chunk or a section: its name goes on that object's tape before its value.
+  void member_key() { tape().text_value(TapeToken::key, key_); }
+
+  bool header(const TapeToken& t) {
+    if (key_ == "schema") schema_ = t.kind == TapeToken::unsigned_int ? static_cast<std::int64_t>(t.u) : -1;
+    else if (key_ == "version") version_ = t.kind == TapeToken::unsigned_int ? t.u : 0, has_version_ = t.kind == TapeToken::unsigned_int;
+    return true;
+  }
+  Error check_header() {
+    if (format_ != "eu7b") return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
+    if (schema_ != kJsonSchemaVersion)
+      return bad(fmt::format("unsupported EU7B JSON schema (this build reads schema {})", kJsonSchemaVersion));
+    if (!has_version_) return bad("\"version\" missing");
+    if (version_ < kMinVersion || version_ > kMaxVersion)
+      return Error{Errc::unsupported_version, 0,
+                   fmt::format("EU7B version {} is not supported (supported: {}-{})", version_, kMinVersion, kMaxVersion)};
+    module.container.version = static_cast<std::uint32_t>(version_);
+    return {};
+  }
+
+  bool start(TapeToken::Kind kind) {
+    const bool array = kind == TapeToken::array;
+    if (stack_.empty()) {
+      if (array || in_doc_seen_) return stop(bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)"));
+      in_doc_seen_ = true;
+      stack_.push_back({Ctx::doc, nullptr});
+      return true;
+    }
+    switch (top()) {
+      case Ctx::doc:
+        if (stack_.size() == 1 && array && (key_ == "strings" || key_ == "chunks")) {
+          if (key_ == "chunks" && !strings_seen_) return reorder("\"chunks\" comes before \"strings\"");
+          if (key_ == "strings" && !format_.empty() && format_ != "eu7b")
+            return stop(bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)"));
+          if (Error e = check_header()) {
+            // Header members after the lists are allowed in JSON, but not streamed.
+            if (format_.empty() || schema_ < 0 || !has_version_) return reorder("\"format\", \"schema\" and \"version\" come after the lists");
+            return stop(e);
+          }
+          (key_ == "strings" ? strings_seen_ : chunks_seen_) = true;
+          stack_.push_back({key_ == "strings" ? Ctx::strings : Ctx::chunks, nullptr});
+        } else {
+          stack_.push_back({Ctx::skip, nullptr});
+        }
+        return true;
+      case Ctx::skip: stack_.push_back({Ctx::skip, nullptr}); return true;
+      case Ctx::strings:
+      case Ctx::records:
+      case Ctx::models:
+        unit_.clear();
+        unit_.begin(kind);
+        stack_.push_back({Ctx::capture, &unit_});
+        return true;
+      case Ctx::chunks:
+        if (array) return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
+        chunk_ = Chunk{};
+        has_id_ = sections_seen_ = false;
+        chunk_tape_.clear();
+        chunk_tape_.begin(TapeToken::object);
+        stack_.push_back({Ctx::chunk, &chunk_tape_});
+        return true;
+      case Ctx::chunk: {
+        const bool records = key_ == "records", sections = key_ == "sections";
+        if (array && (records || sections)) {
+          if (!has_id_) return reorder(chunk_path() + ".id comes after its " + key_);
+          const bool pack = std::holds_alternative<PackChunk>(chunk_.data);
+          if (sections == pack) {
+            member_key();
+            tape().value(streamed_token());
+            record_index_ = section_index_ = 0;
+            list_path_ = chunk_path() + "." + key_;
+            sections_seen_ = sections_seen_ || sections;
+            // A PACK's bytes are about a third of its JSON: reserved once rather than regrown.
+            if (sections) std::get<PackChunk>(chunk_.data).raw.reserve(static_cast<std::size_t>(pack_reserve));
+            stack_.push_back({records ? Ctx::records : Ctx::sections, nullptr});
+            return true;
+          }
+        }
+        member_key();
+        tape().begin(kind);
+        stack_.push_back({Ctx::capture, &chunk_tape_});
+        return true;
+      }
+      case Ctx::sections:
+        if (array) return stop(bad(section_path() + ": expected an object"));
+        section_ = PackSection{};
+        has_format_ = false;
+        section_tape_.clear();
+        section_tape_.begin(TapeToken::object);
+        stack_.push_back({Ctx::section, &section_tape_});
+        return true;
+      case Ctx::section:
+        if (array && (key_ == "solo" || key_ == "inst")) {
+          if (!has_format_) return reorder(section_path() + ".format comes after its " + key_);
+          member_key();
+          tape().value(streamed_token());
+          inst_ = key_ == "inst";
+          model_index_ = 0;
+          list_path_ = section_path() + "." + key_;
+          stack_.push_back({Ctx::models, nullptr});
+          return true;
+        }
+        member_key();
+        tape().begin(kind);
+        stack_.push_back({Ctx::capture, &section_tape_});
+        return true;
+      case Ctx::capture:
+        tape().begin(kind);
+        stack_.push_back({Ctx::capture, stack_.back().tape});
+        return true;
+    }
+    return true;
+  }
+
+  bool end() {
+    const Level level = stack_.back();
+    stack_.pop_back();
+    switch (level.ctx) {
+      case Ctx::capture:
+        level.tape->end();
+        if (level.tape->depth() > 0 || level.tape != &unit_) return true;
+        switch (top()) {
+          case Ctx::strings: return string_done();
+          case Ctx::records: return record_done();
+          case Ctx::models: return model_done();
+          default: return true;
+        }
+      case Ctx::chunk: chunk_tape_.end(); return chunk_done();
+      case Ctx::section: section_tape_.end(); return section_done();
+      default: return true;
+    }
+  }
+
+  bool string_done() {
+    const TapeToken& t = unit_.tokens()[0];
+    std::string bytes;
+    bool ok = false;
+    if (t.kind == TapeToken::string) {
+      const std::string_view s = unit_.text(t);
+      bytes.assign(s);
+      ok = true;
+    } else if (t.kind == TapeToken::object && t.count == 1 && unit_.tokens()[2].kind == TapeToken::string) {
+      const std::string_view key = unit_.text(unit_.tokens()[1]), value = unit_.text(unit_.tokens()[2]);
+      if (key == "cp1250") ok = encode_cp1250(std::string(value), bytes);
+      else if (key == "hex") ok = from_hex(value, bytes);
+    }
+    if (!ok)
+      return stop(bad(fmt::format("strings[{}]: expected a string, {{\"cp1250\": …}} or {{\"hex\": …}}", module.strings.size())));
+    module.strings.push_back(bytes);
+    return true;
+  }
+
+  bool record_done() {
+    const std::uint64_t index = record_index_++;
+    bool ok = true;
+    std::visit(
+        [&](auto& d) {
+          auto* records = records_of(d);
+          using V = std::remove_pointer_t<decltype(records)>;
+          if constexpr (!std::is_same_v<V, std::vector<int>>) {
+            TapeIn a(unit_, list_path_, index);
+            auto& r = records->emplace_back();
+            a.object("", [&] { record_fields(a, d, r, module.container.version); });
+            if (!a.ok()) ok = stop(a.error());
+          }
+        },
+        chunk_.data);
+    return ok;
+  }
+
+  bool model_done() {
+    if (inst_ && section_.format == SectionFormat::flat) return true;  // a flat section has no inst list
+    TapeIn a(unit_, list_path_, model_index_++);
+    const bool v13 = section_.format == SectionFormat::v13;
+    if (inst_) {
+      Instance& i = section_.inst.emplace_back();
+      a.object("", [&] { fields(a, i, v13); });
+    } else {
+      Model& m = section_.solo.models.emplace_back();
+      a.object("", [&] { fields(a, m, section_.solo, v13); });
+    }
+    return a.ok() || stop(a.error());
+  }
+
+  bool section_done() {
+    const std::string spath = section_path();
+    ++section_index_;
+    if (!has_format_) return stop(bad(spath + ".format: expected \"flat\" or \"1\"…\"6\""));
+    TapeIn a(section_tape_, spath, 0, true);
+    section_body(a, section_);
+    if (!a.ok()) return stop(a.error());
+    if (section_.format == SectionFormat::flat) section_.solo_count = static_cast<std::uint32_t>(section_.solo.models.size());
+    if (const TapeToken* t = a.member("trailing_hex")) {
+      std::string bytes;
+      if (t->kind != TapeToken::string || !from_hex(a.text(*t), bytes)) return stop(bad(spath + ".trailing_hex: bad hex"));
+      section_.trailing.assign(bytes.begin(), bytes.end());
+    }
+    auto& pack = std::get<PackChunk>(chunk_.data);
+    new_offset_[section_.offset] = pack.raw.size();
+    const std::vector<std::uint8_t> bytes = encode_section(section_);
+    pack.raw.insert(pack.raw.end(), bytes.begin(), bytes.end());
+    // The next section reuses the record vectors: no fresh pages to fault in for each section.
+    auto models = std::move(section_.solo.models);
+    auto inst = std::move(section_.inst);
+    models.clear();
+    inst.clear();
+    section_ = PackSection{};
+    section_.solo.models = std::move(models);
+    section_.inst = std::move(inst);
+    return true;
+  }
+
+  bool chunk_done() {
+    const std::string path = chunk_path();
+    ++chunk_index_;
+    if (!has_id_) return stop(bad(path + ".id: expected a 4-character chunk id"));
+    Chunk& c = chunk_;
+    TapeIn a(chunk_tape_, path, 0, true);
+    auto hex = [&](const char* key, std::vector<std::uint8_t>& out, bool required) {
+      const TapeToken* t = a.member(key);
+      if (!t) return !required;
+      std::string bytes;
+      if (t->kind != TapeToken::string || !from_hex(a.text(*t), bytes)) return false;
+      out.assign(bytes.begin(), bytes.end());
+      return true;
+    };
+    if (const TapeToken* t = a.member("empty_payload")) c.empty_payload = t->kind == TapeToken::boolean && t->flag;
+    if (!hex("trailing_hex", c.trailing, false)) return stop(bad(path + ".trailing_hex: bad hex"));
+    if (auto* opaque = std::get_if<OpaqueChunk>(&c.data)) {
+      if (!hex("hex", opaque->bytes, true)) return stop(bad(path + ".hex: bad hex"));
+    } else if (auto* pack = std::get_if<PackChunk>(&c.data)) {
+      if (!sections_seen_) return stop(bad(path + ".sections must be an array"));
+      pack->loaded = true;
+      pack->payload_size = pack->raw.size();
+    } else {
+      chunk_body(a, c, module.container.version);
+      if (!a.ok()) return stop(a.error());
+      if (auto* strs = std::get_if<StringsChunk>(&c.data)) {
+        strs->first = strings_used_;
+        strings_used_ += strs->count;
+        if (strings_used_ > module.strings.size())
+          return stop(bad(fmt::format("{}.count: STRS chunks claim {} strings but \"strings\" has {}", path, strings_used_,
+                                      module.strings.size())));
+      }
+    }
+    module.chunks.push_back(std::move(c));
+    chunk_ = Chunk{};
+    return true;
+  }
+
+  std::vector<Level> stack_;
+  std::string key_;
+  std::string list_path_;  // of the list whose items are being read, for messages
+  Tape unit_, chunk_tape_, section_tape_;
+  std::string format_;
+  std::int64_t schema_ = -1;
+  std::uint64_t version_ = 0;
+  bool has_version_ = false, strings_seen_ = false, chunks_seen_ = false, in_doc_seen_ = false;
+  Chunk chunk_;
+  bool has_id_ = false, sections_seen_ = false;
+  PackSection section_;
+  bool has_format_ = false, inst_ = false;
+  std::uint64_t chunk_index_ = 0, record_index_ = 0, section_index_ = 0, model_index_ = 0;
+  std::uint32_t strings_used_ = 0;
+  std::map<std::uint64_t, std::uint64_t> new_offset_;  // a section's offset as read -> as encoded
+};
+
+}  // namespace
+
+Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit) {
+  StreamReader handler;
+  handler.pack_reserve = std::min<std::uint64_t>(source.size() / 3, std::uint64_t{1} << 30);
+  {
+    SourceStream stream(source);
+    rapidjson::Reader reader;
+    // Iterative: a hostile document nested a million deep cannot exhaust the stack.
+    const rapidjson::ParseResult parsed = reader.Parse<rapidjson::kParseIterativeFlag>(stream, handler);
+    if (stream.error()) return stream.error();
+    if (!parsed && !handler.out_of_order) {
+      if (handler.error) return handler.error;
+      return Error{Errc::bad_value, parsed.Offset(),
+                   fmt::format("not valid JSON at byte {}: {}", parsed.Offset(), rapidjson::GetParseError_En(parsed.Code()))};
+    }
+  }
+  if (handler.out_of_order) {
+    if (source.size() > tree_limit) return handler.error;
+    auto bytes = source.read_vector(0, source.size());
+    if (!bytes) return bytes.error();
+    auto j = njson::parse(bytes->begin(), bytes->end(), nullptr, false);
+    if (j.is_discarded()) return Error{Errc::bad_value, 0, "not valid JSON"};
+    return module_from_json(j);
+  }
+  if (Error e = handler.finish()) return e;
+  return std::move(handler.module);
 }
 
 }  // namespace sceneria::eu7b

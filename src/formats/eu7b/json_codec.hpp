@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
+#include "io/byte_sink.hpp"
+#include "io/byte_source.hpp"
 
 namespace sceneria::eu7b {
 
@@ -14,6 +16,15 @@ constexpr int kJsonSchemaVersion = 1;
 // Needs PACK decoded (read with decode_pack) when the module has one.
 Result<nlohmann::ordered_json> module_to_json(const Module& module);
 Result<Module> module_from_json(const nlohmann::json& json);
+
+// The same JSON, streamed: written while the module is walked (the bytes of
+// module_to_json(m)->dump(indent)), and read as it arrives, with memory that does not grow with
+// the document (docs/eu7b-json.md, "Big modules"). The writer takes PACK loaded but not decoded
+// and decodes its sections one at a time; the reader gives PACK loaded, not decoded (decode_pack
+// decodes it), with each section encoded as it closed. A document in another member order than
+// sceneria's is read as a tree instead, if it is at most `tree_limit` bytes.
+Error write_module_json(const Module& module, ByteSink& sink, int indent = -1);
+Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit = std::uint64_t{256} << 20);
 
 // Strings keep their exact bytes: UTF-8 as a JSON string, otherwise {"cp1250": text} when every
 // byte is defined in Windows-1250, otherwise {"hex": "…"}.

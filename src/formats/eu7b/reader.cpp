@@ -328,9 +328,16 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       pack.payload_offset = c.payload_offset();
       pack.payload_size = c.payload_size();
       if (options.load_pack || options.decode_pack) {
-        auto bytes = source.read_vector(c.payload_offset(), c.payload_size());
-        if (!bytes) return bytes.error();
-        pack.raw = std::move(bytes).value();
+        // In pieces, each let go from the source once copied: a mapped file's PACK is not
+        // resident twice (the copy, and the file's pages), which a dump of a big module would pay.
+        if (Error e = source.check_range(c.payload_offset(), c.payload_size())) return e;
+        pack.raw.resize(static_cast<std::size_t>(c.payload_size()));
+        constexpr std::size_t kPiece = std::size_t{8} << 20;
+        for (std::size_t at = 0; at < pack.raw.size(); at += kPiece) {
+          const std::size_t n = std::min(kPiece, pack.raw.size() - at);
+          if (Error e = source.read(c.payload_offset() + at, std::span(pack.raw).subspan(at, n))) return e;
+          source.release(c.payload_offset() + at, c.payload_offset() + at + n);
+        }
         pack.loaded = true;
       }
       chunk.data = std::move(pack);
@@ -450,27 +457,25 @@ Result<SectionSpan> section_span(const Module& module, const PidxEntry& entry) {
   return SectionSpans(module)(entry);
 }
 
-Error decode_pack(Module& module) {
-  PackChunk* pack = module.pack();
+Error for_each_section(const Module& module, std::vector<std::uint8_t>& prefix, std::vector<Problem>& problems,
+                       const std::function<Error(PackSection&&)>& each) {
+  const PackChunk* pack = module.pack();
   if (!pack) return {};
   if (!pack->loaded) return Error{Errc::bad_value, pack->payload_offset, "PACK payload not loaded"};
-  pack->sections.clear();
-  pack->prefix.clear();
+  prefix.clear();
   const SectionSpans spans(module);
   const std::vector<std::uint64_t>& offsets = spans.offsets();
   // Entries at one offset are neighbours in PACK order: one pass instead of a scan per section.
   const std::vector<const PidxEntry*>& by_offset = spans.entries();
   std::size_t next_entry = 0;
   if (offsets.empty() && !pack->raw.empty()) {
-    pack->prefix = pack->raw;
-    module.problems.push_back({pack->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section",
-                                                                 pack->raw.size())});
+    prefix = pack->raw;
+    problems.push_back({pack->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section", pack->raw.size())});
   }
   if (!offsets.empty() && offsets.front() > 0) {
-    pack->prefix.assign(pack->raw.begin(), pack->raw.begin() + static_cast<std::ptrdiff_t>(
-                                                                   std::min<std::uint64_t>(offsets.front(), pack->raw.size())));
-    module.problems.push_back({pack->payload_offset, fmt::format("PACK starts with {} bytes no PIDX entry points at",
-                                                                 offsets.front())});
+    prefix.assign(pack->raw.begin(),
+                  pack->raw.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(offsets.front(), pack->raw.size())));
+    problems.push_back({pack->payload_offset, fmt::format("PACK starts with {} bytes no PIDX entry points at", offsets.front())});
   }
   for (std::size_t i = 0; i < offsets.size(); ++i) {
     // The first PIDX entry at this offset gives the model count the section must hold.
@@ -478,18 +483,30 @@ Error decode_pack(Module& module) {
     std::size_t sharing = 0;
     while (next_entry < by_offset.size() && by_offset[next_entry]->pack_offset == offsets[i]) ++next_entry, ++sharing;
     if (sharing > 1)
-      module.problems.push_back({pack->payload_offset + offsets[i],
-                                 fmt::format("{} PIDX entries share the section at PACK offset {}", sharing, offsets[i])});
+      problems.push_back({pack->payload_offset + offsets[i],
+                          fmt::format("{} PIDX entries share the section at PACK offset {}", sharing, offsets[i])});
     auto span = spans(*entry);
     if (!span) return span.error();
     // The span was checked against the loaded payload, so it fits in memory (size_t).
     const auto bytes = std::span(pack->raw).subspan(static_cast<std::size_t>(span->begin),
                                                     static_cast<std::size_t>(span->end - span->begin));
-    auto section = decode_section(bytes, pack->payload_offset + span->begin, section_context(module, *entry, &module.problems));
+    auto section = decode_section(bytes, pack->payload_offset + span->begin, section_context(module, *entry, &problems));
     if (!section) return section.error();
     section->offset = span->begin;
-    pack->sections.push_back(std::move(section).value());
+    if (Error e = each(std::move(section).value())) return e;
   }
+  return {};
+}
+
+Error decode_pack(Module& module) {
+  PackChunk* pack = module.pack();
+  if (!pack) return {};
+  pack->sections.clear();
+  if (Error e = for_each_section(module, pack->prefix, module.problems, [&](PackSection&& s) {
+        pack->sections.push_back(std::move(s));
+        return Error{};
+      }))
+    return e;
   pack->decoded = true;
   return {};
 }

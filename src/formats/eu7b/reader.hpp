@@ -2,6 +2,7 @@
 // EU7B reader. Works on a ByteSource (random access) or on spans already fetched, so the same
 // code serves a dropped file, a local file and HTTP Range streaming.
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "core/error.hpp"
@@ -107,5 +108,10 @@ Result<SectionSpan> section_span(const Module& module, const PidxEntry& entry);
 
 // Decodes every section of a loaded PACK into PackChunk::sections.
 Error decode_pack(Module& module);
+// The loaded PACK's sections one at a time, in PACK order, as decode_pack finds them, without
+// keeping them (a JSON dump of a module bigger than memory would hold decoded). `prefix` gets the
+// bytes before the first section; findings go to `problems`.
+Error for_each_section(const Module& module, std::vector<std::uint8_t>& prefix, std::vector<Problem>& problems,
+                       const std::function<Error(PackSection&&)>& each);
 
 }  // namespace sceneria::eu7b

@@ -23,18 +23,20 @@ void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
 }
 
 struct EncodedPack {
-  std::vector<std::uint8_t> payload;
+  std::vector<std::uint8_t> encoded;
+  std::span<const std::uint8_t> payload;  // `encoded`, or a PACK's raw bytes written as they are
   std::map<std::uint64_t, std::uint64_t> new_offset;  // old section offset -> new
 };
 
 EncodedPack encode_pack(const PackChunk& pack) {
   EncodedPack out;
-  out.payload = pack.prefix;
+  out.encoded = pack.prefix;
   for (const PackSection& s : pack.sections) {
-    out.new_offset[s.offset] = out.payload.size();
+    out.new_offset[s.offset] = out.encoded.size();
     const auto bytes = encode_section(s);
-    out.payload.insert(out.payload.end(), bytes.begin(), bytes.end());
+    out.encoded.insert(out.encoded.end(), bytes.begin(), bytes.end());
   }
+  out.payload = out.encoded;
   return out;
 }
 
@@ -125,73 +127,117 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version
   return out;
 }
 
-Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned threads) {
-  const std::uint32_t version = module.version();
-  // PACK first: PIDX, written before it, needs the sections' new offsets.
-  EncodedPack pack;
-  const PackChunk* pack_chunk = module.pack();
-  if (pack_chunk) {
-    if (pack_chunk->decoded) pack = encode_pack(*pack_chunk);
-    else if (pack_chunk->loaded) pack.payload = pack_chunk->raw;
-    else return Error{Errc::bad_value, pack_chunk->payload_offset,
-                      "PACK payload was not loaded; read the module with load_pack to write it"};
-  }
-  if (!module.strings_complete())
-    return Error{Errc::bad_value, 0, fmt::format("only {} of {} strings are loaded; read the module without lazy_strings "
-                                                 "to write it", module.strings.size(), module.string_count())};
+namespace {
 
-  // Every chunk's payload through one of these: the same fields counted, then written in place.
+// One chunk's payload through an archive: counted, written in place, or into a buffer.
+template <class A>
+void write_payload(A& a, const Module& module, const EncodedPack& pack, const Chunk& c) {
+  if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
+    encode_strings_data(a, module.strings, strs->first, strs->count);
+    a.raw(c.trailing.data(), c.trailing.size());
+  } else if (std::holds_alternative<PackChunk>(c.data)) {
+    a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
+  } else {
+    encode_chunk_data(a, c, module.version());
+  }
+}
+
+// What both module writers share: PACK encoded (or its raw bytes), PIDX patched to the sections'
+// new offsets, and each chunk's payload size, counted by the same fields that write it.
+struct Layout {
+  EncodedPack pack;
   std::vector<Chunk> patched;  // PIDX with the sections' new offsets
-  patched.reserve(module.chunks.size());  // never grown: slots point into it
-  auto payload = [&](auto& a, const Chunk& c) {
-    if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
-      encode_strings_data(a, module.strings, strs->first, strs->count);
-      a.raw(c.trailing.data(), c.trailing.size());
-    } else if (std::holds_alternative<PackChunk>(c.data)) a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
-    else encode_chunk_data(a, c, version);
-  };
   struct Slot {
     const Chunk* chunk;
     std::size_t at, size;  // the payload's place in the module
   };
   std::vector<Slot> slots;
   std::size_t total = kHeaderSize;
+};
+
+Error plan(const Module& module, Layout& l) {
+  const PackChunk* pack_chunk = module.pack();
+  if (pack_chunk) {
+    if (pack_chunk->decoded) l.pack = encode_pack(*pack_chunk);
+    else if (pack_chunk->loaded) l.pack.payload = pack_chunk->raw;  // not copied
+    else return Error{Errc::bad_value, pack_chunk->payload_offset,
+                      "PACK payload was not loaded; read the module with load_pack to write it"};
+  }
+  if (!module.strings_complete())
+    return Error{Errc::bad_value, 0, fmt::format("only {} of {} strings are loaded; read the module without lazy_strings "
+                                                 "to write it", module.strings.size(), module.string_count())};
+  l.patched.reserve(module.chunks.size());  // never grown: slots point into it
   for (const Chunk& c : module.chunks) {
     const Chunk* chunk = &c;
     if (const auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data); pidx && pack_chunk && pack_chunk->decoded) {
-      Chunk& p = patched.emplace_back(c);
+      Chunk& p = l.patched.emplace_back(c);
       for (PidxEntry& e : std::get<std::vector<PidxEntry>>(p.data)) {
-        auto it = pack.new_offset.find(e.pack_offset);
-        if (it != pack.new_offset.end()) e.pack_offset = it->second;
+        auto it = l.pack.new_offset.find(e.pack_offset);
+        if (it != l.pack.new_offset.end()) e.pack_offset = it->second;
       }
       chunk = &p;
     }
     BinarySize counted;
-    payload(counted, *chunk);
+    write_payload(counted, module, l.pack, *chunk);
     const std::uint64_t size = counted.sink().size;
     if (size + kChunkHeaderSize > UINT32_MAX)
       return Error{Errc::bad_value, 0, fmt::format("chunk {} is {} bytes, more than a u32 chunk size can hold",
                                                    chunk_name(c.id), size)};
-    slots.push_back({chunk, total + kChunkHeaderSize, static_cast<std::size_t>(size)});
-    total += kChunkHeaderSize + static_cast<std::size_t>(size);
+    l.slots.push_back({chunk, l.total + kChunkHeaderSize, static_cast<std::size_t>(size)});
+    l.total += kChunkHeaderSize + static_cast<std::size_t>(size);
   }
+  return {};
+}
 
-  std::vector<std::uint8_t> out(total);
+}  // namespace
+
+Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned threads) {
+  Layout l;
+  if (Error e = plan(module, l)) return e;
+  const std::uint32_t version = module.version();
+  std::vector<std::uint8_t> out(l.total);
   std::memcpy(out.data(), kMagic, 4);
   std::memcpy(out.data() + 4, &version, 4);
   std::atomic<bool> disagreed{false};
-  auto write = [&](const Slot& s) {
+  auto write = [&](const Layout::Slot& s) {
     const std::uint32_t head[2] = {s.chunk->id, static_cast<std::uint32_t>(kChunkHeaderSize + s.size)};
     std::memcpy(out.data() + s.at - kChunkHeaderSize, head, kChunkHeaderSize);
     BinarySpan a(out.data() + s.at, out.data() + s.at + s.size);
-    payload(a, *s.chunk);
+    write_payload(a, module, l.pack, *s.chunk);
     if (a.sink().overflow || a.sink().at != out.data() + s.at + s.size) disagreed = true;
   };
   // The chunks are independent: with threads, biggest first, each thread takes the next one.
-  std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.size > b.size; });
-  for_each_claimed(total < (std::size_t{4} << 20) ? 1 : threads, slots.size(), [&](std::size_t i) { write(slots[i]); });
+  std::vector<Layout::Slot> order = l.slots;
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.size > b.size; });
+  for_each_claimed(l.total < (std::size_t{4} << 20) ? 1 : threads, order.size(), [&](std::size_t i) { write(order[i]); });
   if (disagreed) return Error{Errc::bad_value, 0, "the module writer counted other sizes than it wrote (a bug)"};
   return out;
+}
+
+Error write_module(const Module& module, ByteSink& sink) {
+  Layout l;
+  if (Error e = plan(module, l)) return e;
+  const std::uint32_t version = module.version();
+  std::uint8_t head[8];
+  std::memcpy(head, kMagic, 4);
+  std::memcpy(head + 4, &version, 4);
+  if (Error e = sink.put(std::span<const std::uint8_t>(head, 8))) return e;
+  std::vector<std::uint8_t> buffer;  // one chunk's payload at a time; PACK goes straight from its bytes
+  for (const Layout::Slot& s : l.slots) {
+    const std::uint32_t ids[2] = {s.chunk->id, static_cast<std::uint32_t>(kChunkHeaderSize + s.size)};
+    if (Error e = sink.put(std::span(reinterpret_cast<const std::uint8_t*>(ids), kChunkHeaderSize))) return e;
+    if (std::holds_alternative<PackChunk>(s.chunk->data)) {
+      if (Error e = sink.put(l.pack.payload)) return e;
+      continue;
+    }
+    buffer.resize(s.size);
+    BinarySpan a(buffer.data(), buffer.data() + s.size);
+    write_payload(a, module, l.pack, *s.chunk);
+    if (a.sink().overflow || a.sink().at != buffer.data() + s.size)
+      return Error{Errc::bad_value, 0, "the module writer counted other sizes than it wrote (a bug)"};
+    if (Error e = sink.put(buffer)) return e;
+  }
+  return {};
 }
 
 }  // namespace sceneria::eu7b

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
+#include "io/byte_sink.hpp"
 
 namespace sceneria::eu7b {
 
@@ -26,5 +27,8 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk, std::uint32_t version
 // `threads`: how many may write its chunks at once (the caller's included); a module of a few
 // MB is written by the caller alone.
 Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned threads = 1);
+// The same bytes handed to `sink` chunk by chunk, never held whole: PACK goes from its loaded
+// bytes as they are, every other chunk through one buffer of its size.
+Error write_module(const Module& module, ByteSink& sink);
 
 }  // namespace sceneria::eu7b

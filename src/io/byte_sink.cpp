@@ -1,0 +1,36 @@
+#include "io/byte_sink.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+namespace sceneria {
+
+Result<std::unique_ptr<FileByteSink>> FileByteSink::create(const std::string& path) {
+  if (path == "-") return std::unique_ptr<FileByteSink>(new FileByteSink(stdout, path));
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return Error{Errc::io, 0, fmt::format("{}: cannot create: {}", path, std::strerror(errno))};
+  return std::unique_ptr<FileByteSink>(new FileByteSink(f, path));
+}
+
+FileByteSink::~FileByteSink() { close(); }
+
+Error FileByteSink::put(std::span<const std::uint8_t> bytes) {
+  if (error_ || !file_) return error_ ? error_ : Error{Errc::io, 0, fmt::format("{}: already closed", path_)};
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+    error_ = Error{Errc::io, written_, fmt::format("{}: write failed: {}", path_, std::strerror(errno))};
+  written_ += bytes.size();
+  return error_;
+}
+
+Error FileByteSink::close() {
+  if (!file_) return error_;
+  const bool failed = file_ == stdout ? std::fflush(file_) != 0 : std::fclose(file_) != 0;
+  if (failed && !error_) error_ = Error{Errc::io, written_, fmt::format("{}: write failed: {}", path_, std::strerror(errno))};
+  file_ = nullptr;
+  return error_;
+}
+
+}  // namespace sceneria

@@ -43,6 +43,36 @@ val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
   return out;
 }
 
+// A writer's pieces copied out to JavaScript as they come, so a streaming writer's output (a JSON
+// dump several times the module's size) never sits whole in the wasm heap.
+class JsPartsSink final : public sceneria::ByteSink {
+ public:
+  sceneria::Error put(std::span<const std::uint8_t> bytes) override {
+    if (bytes.empty()) return {};
+    val part = val::global("Uint8Array").new_(bytes.size());
+    part.call<void>("set", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
+    parts_.call<void>("push", part);
+    written_ += bytes.size();
+    return {};
+  }
+  using ByteSink::put;
+  // The pieces as one Uint8Array (one copy, on the JavaScript side).
+  val joined() const {
+    val out = val::global("Uint8Array").new_(static_cast<double>(written_));
+    const auto n = parts_["length"].as<std::size_t>();
+    double at = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      val part = parts_[i];
+      out.call<void>("set", part, at);
+      at += part["length"].as<double>();
+    }
+    return out;
+  }
+
+ private:
+  val parts_ = val::array();
+};
+
 // Whether the page's WebGL context lacks WEBGL_compressed_texture_s3tc (Parser.configure): then
 // block-compressed textures are decoded here, in the worker, before a scene is handed over.
 bool g_decode_blocks = false;
@@ -351,6 +381,18 @@ class DocumentBinding {
         if (k == "separate") options.sidecars = v == true ? &files : nullptr;
         else options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
       }
+    if (writer->stream && !options.sidecars) {
+      JsPartsSink sink;
+      if (sceneria::Error e = writer->stream(*document_, options, sink)) return fail(e);
+      out.set("ok", true);
+      out.set("writer", std::string(writer->id));
+      out.set("extension", std::string(writer->extension));
+      out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+      out.set("files", val::array());
+      out.set("bytes", sink.joined());
+      out.set("zip", val::null());
+      return out;
+    }
     auto bytes = writer->write(*document_, options);
     if (!bytes) return fail(bytes.error());
     out.set("ok", true);

@@ -91,6 +91,21 @@ test('convert to eu7 writes the module back byte for byte, and OBJ comes with it
   await assert.rejects(convert(doc, { to: 'eu7' }), /closed|no document/);
 });
 
+test('convert to json streams the dump out of the worker: the native CLI\'s bytes, read back to the module', async () => {
+  const generated = join(work, 'dump.eu7');
+  execFileSync(cli, ['generate', generated, '--models', '40000', '--seed', '2']);
+  execFileSync(cli, ['dump', generated, '-o', join(work, 'dump.json')]);
+  const doc = await open(generated);
+  const json = await convert(doc, { to: 'json' });
+  doc.close();
+  assert.ok(json.bytes.length > 4 << 20, `${json.bytes.length} bytes: several of the writer's 1 MB pieces`);
+  assert.ok(Buffer.from(json.bytes).equals(readFileSync(join(work, 'dump.json'))));
+  const back = await open(json.bytes, { name: 'dump.json' });
+  const module = await convert(back, { to: 'eu7' });
+  back.close();
+  assert.ok(Buffer.from(module.bytes).equals(readFileSync(generated)));
+});
+
 test('a map of dropped files opens its scenery with its includes and compiles to the reference module', async () => {
   const doc = await open({
     'scenery/linia053-misja5.inc': join(samples, 'maszyna/text/linia053-misja5.scm'),

@@ -187,14 +187,19 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
   return 0;
 }
 
-// Writes a file, then reads it back: the summary line comes from the file, not from our intentions.
-int write_and_describe(const std::string& out_path, std::vector<std::uint8_t> bytes, std::ostream& out, std::ostream& err) {
-  if (!write_bytes(out_path, bytes, err)) return 1;
-  MemorySource written(std::move(bytes), out_path);
-  auto check = open_document(written, {.deferred = true, .skin_set = {}, .texture_base = {}, .threads = cores()});
+// The summary line of a file just written, from the file as read back, not from our intentions
+// (opened as for a conversion: nothing decoded that the line does not need).
+int describe_written(const std::string& out_path, std::uint64_t size, std::ostream& out, std::ostream& err) {
+  std::unique_ptr<DirectoryAssets> none;
+  auto check = open_file(out_path, {}, &none);
   if (!check) return fail(err, out_path, check.error());
-  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), written.size());
+  out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), size);
   return 0;
+}
+
+int write_and_describe(const std::string& out_path, const std::vector<std::uint8_t>& bytes, std::ostream& out, std::ostream& err) {
+  if (!write_bytes(out_path, bytes, err)) return 1;
+  return describe_written(out_path, bytes.size(), out, err);
 }
 
 // A bar for what takes long, on standard error: when that is a terminal, or when asked for
@@ -261,8 +266,10 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   options.sidecars = &sidecars;
   options.assets = resolver.get();
   if (bar) options.progress = [bar](double done) { (*bar)(done); };
+  // A streaming writer writes the file as it goes; the others give bytes, written here.
+  std::uint64_t written = 0;
+  std::vector<std::uint8_t> bytes;
   if (writer->stream) {
-    // Written as it is made: the output is never held whole.
     auto sink = FileByteSink::create(out_path);
     if (!sink) return fail(err, out_path, sink.error());
     Error e = writer->stream(**document, options, **sink);
@@ -271,32 +278,25 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
       std::filesystem::remove(out_path);
       return fail(err, in_path, e);
     }
-    if (bar) (*bar)(1.0);
-    for (const auto& loss : losses) err << "warning: " << (bar ? "" : in_path + ": ") << loss << '\n';
-    (*document).reset();  // before the output is read back: the two are never held at once
-    if (format_for_name(out_path)) {
-      // Described from the file, as read back: for a conversion, nothing decoded that need not be.
-      std::unique_ptr<DirectoryAssets> none;
-      auto check = open_file(out_path, {}, &none);
-      if (!check) return fail(err, out_path, check.error());
-      out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), (*sink)->written());
-      return 0;
-    }
-    out << fmt::format("{}: {}, {} bytes\n", out_path, writer->description, (*sink)->written());
-    return 0;
+    written = (*sink)->written();
+  } else {
+    auto made = writer->write(**document, options);
+    if (!made) return fail(err, in_path, made.error());
+    bytes = std::move(made).value();
+    written = bytes.size();
   }
-  auto bytes = writer->write(**document, options);
-  if (bytes && bar) (*bar)(1.0);
-  if (!bytes) return fail(err, in_path, bytes.error());
+  if (bar) (*bar)(1.0);
   // In a batch, a warning names its file; alone, the file is the one asked for.
   for (const auto& loss : losses) err << "warning: " << (bar ? "" : in_path + ": ") << loss << '\n';
-  const fs::path folder = fs::path(out_path).parent_path();
-  for (const exports::File& f : sidecars)
-    if (!write_bytes((folder / f.name).string(), f.bytes, err)) return 1;
-  const std::size_t written = bytes->size();
+  if (!writer->stream) {
+    const fs::path folder = fs::path(out_path).parent_path();
+    for (const exports::File& f : sidecars)
+      if (!write_bytes((folder / f.name).string(), f.bytes, err)) return 1;
+    if (!write_bytes(out_path, bytes, err)) return 1;
+    bytes = {};
+  }
   (*document).reset();  // before the output is read back: the two are never held at once
-  if (format_for_name(out_path)) return write_and_describe(out_path, std::move(bytes).value(), out, err);
-  if (!write_bytes(out_path, *bytes, err)) return 1;
+  if (format_for_name(out_path)) return describe_written(out_path, written, out, err);
   out << fmt::format("{}: {}, {} bytes{}\n", out_path, writer->description, written,
                      sidecars.empty() ? "" : fmt::format(" (+{} beside it)", sidecars.size()));
   return 0;
@@ -465,7 +465,7 @@ int generate(const std::string& format_id, const GenerateOptions& options, const
   }
   auto bytes = format->generate(options);
   if (!bytes) return fail(err, out_path, bytes.error());
-  return write_and_describe(out_path, std::move(bytes).value(), out, err);
+  return write_and_describe(out_path, *bytes, out, err);
 }
 
 }  // namespace

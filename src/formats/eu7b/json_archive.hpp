@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/string_table.hpp"
 #include "core/text.hpp"
+#include "formats/eu7b/json_tape.hpp"
 #include "formats/eu7b/records.hpp"
 
 namespace sceneria::eu7b {
@@ -218,21 +219,10 @@ class JsonIn {
   void integer(const char* n, T& v) {
     const njson* j = next(n);
     if (!j) return;
-    if (j->is_number_unsigned()) {
-      const auto x = j->get<std::uint64_t>();
-      if (x <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
-        v = static_cast<T>(x);
-        return;
-      }
-    } else if (j->is_number_integer()) {
-      const auto x = j->get<std::int64_t>();
-      if (x >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-          x <= static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
-        v = static_cast<T>(x);
-        return;
-      }
-    }
-    fail(n, fmt::format("expected an integer in [{}, {}]", std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    const bool ok = j->is_number_unsigned()  ? integer_in_range(true, j->get<std::uint64_t>(), 0, v)
+                    : j->is_number_integer() ? integer_in_range(false, 0, j->get<std::int64_t>(), v)
+                                             : false;
+    if (!ok) fail(n, integer_expected<T>());
   }
   float to_float(const njson& j, const char* n) {
     if (j.is_number()) return static_cast<float>(j.get<double>());

@@ -21,6 +21,25 @@ namespace sceneria::eu7b {
 
 namespace {
 
+// How a string's bytes go into JSON (docs/eu7b-json.md): as they are when they are UTF-8 (form
+// ""), else as {"cp1250": text} or {"hex": …}. Both writers and both readers go through these.
+std::string_view string_form(std::string_view bytes, std::string& text) {
+  if (is_valid_utf8(bytes)) return {};
+  if (decode_cp1250(bytes, text)) return "cp1250";
+  text = to_hex(bytes);
+  return "hex";
+}
+
+bool string_from_form(std::string_view form, std::string_view text, std::string& bytes) {
+  if (form.empty()) {
+    bytes.assign(text);
+    return true;
+  }
+  if (form == "cp1250") return encode_cp1250(text, bytes);
+  if (form == "hex") return from_hex(text, bytes);
+  return false;
+}
+
 // One record of a chunk's list: D is the chunk's data (its pools and transforms), T the record.
 template <class A, class D, class T>
 void record_fields(A& a, D& d, T& r, std::uint32_t version) {
@@ -151,22 +170,18 @@ ChunkData empty_chunk_data(std::uint32_t id) {
 }  // namespace
 
 ojson string_to_json(std::string_view bytes) {
-  if (is_valid_utf8(bytes)) return std::string(bytes);
   std::string text;
-  if (decode_cp1250(bytes, text)) return ojson{{"cp1250", text}};
-  return ojson{{"hex", to_hex(bytes)}};
+  const std::string_view form = string_form(bytes, text);
+  if (form.empty()) return std::string(bytes);
+  return ojson{{std::string(form), text}};
 }
 
 bool string_from_json(const njson& j, std::string& bytes) {
-  if (j.is_string()) {
-    bytes = j.get<std::string>();
-    return true;
-  }
-  if (j.is_object() && j.size() == 1) {
-    if (j.contains("cp1250") && j["cp1250"].is_string()) return encode_cp1250(j["cp1250"].get<std::string>(), bytes);
-    if (j.contains("hex") && j["hex"].is_string()) return from_hex(j["hex"].get<std::string>(), bytes);
-  }
-  return false;
+  if (j.is_string()) return string_from_form({}, j.get_ref<const std::string&>(), bytes);
+  if (!j.is_object() || j.size() != 1) return false;
+  const auto member = j.items().begin();
+  return !member.key().empty() && member.value().is_string() &&
+         string_from_form(member.key(), member.value().get_ref<const std::string&>(), bytes);
 }
 
 Result<ojson> module_to_json(const Module& module_in) {
@@ -213,12 +228,12 @@ Result<ojson> module_to_json(const Module& module_in) {
 namespace {
 
 void string_text(JsonText& t, std::string_view bytes) {
-  if (is_valid_utf8(bytes)) return t.string(bytes);
   std::string text;
-  const bool cp1250 = decode_cp1250(bytes, text);
+  const std::string_view form = string_form(bytes, text);
+  if (form.empty()) return t.string(bytes);
   t.open_object();
-  t.key(cp1250 ? "cp1250" : "hex");
-  t.string(cp1250 ? text : to_hex(bytes));
+  t.key(form);
+  t.string(text);
   t.close();
 }
 
@@ -562,8 +577,7 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
             std::string bytes;
             if (!from_hex(s, bytes)) return stop(bad(chunk_path() + ".prefix_hex: bad hex"));
             if (!pack->raw.empty() || sections_seen_) return reorder(chunk_path() + ".prefix_hex comes after its sections");
-            pack->raw.assign(bytes.begin(), bytes.end());
-            pack->prefix.assign(bytes.begin(), bytes.end());
+            pack->raw.assign(bytes.begin(), bytes.end());  // decode_pack finds the prefix in it
           }
         }
         member_key();
@@ -584,10 +598,31 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
   }
   // A member of a chunk or a section: its name goes on that object's tape before its value.
   void member_key() { tape().text_value(TapeToken::key, key_); }
+  // A member list whose items are read one at a time: only a mark on the object's tape.
+  bool stream_member(Ctx list, const std::string& owner_path) {
+    member_key();
+    tape().value(streamed_token());
+    list_path_ = owner_path + "." + key_;
+    stack_.push_back({list, nullptr});
+    return true;
+  }
+  // Any other container member: kept whole on the object's tape.
+  bool capture_member(TapeToken::Kind kind) {
+    member_key();
+    Tape* object = stack_.back().tape;
+    object->begin(kind);
+    stack_.push_back({Ctx::capture, object});
+    return true;
+  }
 
   bool header(const TapeToken& t) {
-    if (key_ == "schema") schema_ = t.kind == TapeToken::unsigned_int ? static_cast<std::int64_t>(t.u) : -1;
-    else if (key_ == "version") version_ = t.kind == TapeToken::unsigned_int ? t.u : 0, has_version_ = t.kind == TapeToken::unsigned_int;
+    const bool whole = t.kind == TapeToken::unsigned_int;
+    if (key_ == "schema") {
+      schema_ = whole ? static_cast<std::int64_t>(t.u) : -1;
+    } else if (key_ == "version") {
+      version_ = whole ? t.u : 0;
+      has_version_ = whole;
+    }
     return true;
   }
   Error check_header() {
@@ -649,21 +684,14 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
           if (!has_id_) return reorder(chunk_path() + ".id comes after its " + key_);
           const bool pack = std::holds_alternative<PackChunk>(chunk_.data);
           if (sections == pack) {
-            member_key();
-            tape().value(streamed_token());
             record_index_ = section_index_ = 0;
-            list_path_ = chunk_path() + "." + key_;
             sections_seen_ = sections_seen_ || sections;
             // A PACK's bytes are about a third of its JSON: reserved once rather than regrown.
             if (sections) std::get<PackChunk>(chunk_.data).raw.reserve(static_cast<std::size_t>(pack_reserve));
-            stack_.push_back({records ? Ctx::records : Ctx::sections, nullptr});
-            return true;
+            return stream_member(records ? Ctx::records : Ctx::sections, chunk_path());
           }
         }
-        member_key();
-        tape().begin(kind);
-        stack_.push_back({Ctx::capture, &chunk_tape_});
-        return true;
+        return capture_member(kind);
       }
       case Ctx::sections:
         if (array) return stop(bad(section_path() + ": expected an object"));
@@ -676,18 +704,11 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
       case Ctx::section:
         if (array && (key_ == "solo" || key_ == "inst")) {
           if (!has_format_) return reorder(section_path() + ".format comes after its " + key_);
-          member_key();
-          tape().value(streamed_token());
           inst_ = key_ == "inst";
           model_index_ = 0;
-          list_path_ = section_path() + "." + key_;
-          stack_.push_back({Ctx::models, nullptr});
-          return true;
+          return stream_member(Ctx::models, section_path());
         }
-        member_key();
-        tape().begin(kind);
-        stack_.push_back({Ctx::capture, &section_tape_});
-        return true;
+        return capture_member(kind);
       case Ctx::capture:
         tape().begin(kind);
         stack_.push_back({Ctx::capture, stack_.back().tape});
@@ -720,13 +741,10 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
     std::string bytes;
     bool ok = false;
     if (t.kind == TapeToken::string) {
-      const std::string_view s = unit_.text(t);
-      bytes.assign(s);
-      ok = true;
+      ok = string_from_form({}, unit_.text(t), bytes);
     } else if (t.kind == TapeToken::object && t.count == 1 && unit_.tokens()[2].kind == TapeToken::string) {
-      const std::string_view key = unit_.text(unit_.tokens()[1]), value = unit_.text(unit_.tokens()[2]);
-      if (key == "cp1250") ok = encode_cp1250(std::string(value), bytes);
-      else if (key == "hex") ok = from_hex(value, bytes);
+      const std::string_view form = unit_.text(unit_.tokens()[1]);
+      ok = !form.empty() && string_from_form(form, unit_.text(unit_.tokens()[2]), bytes);
     }
     if (!ok)
       return stop(bad(fmt::format("strings[{}]: expected a string, {{\"cp1250\": …}} or {{\"hex\": …}}", module.strings.size())));

@@ -17,6 +17,25 @@
 
 namespace sceneria::eu7b {
 
+// A JSON integer into T when it fits: non-negative ones come as unsigned (`u`), negative ones
+// as signed (`i`), as both parsers give them. Shared by the tree reader (JsonIn) and TapeIn.
+template <class T>
+bool integer_in_range(bool is_unsigned, std::uint64_t u, std::int64_t i, T& v) {
+  if (is_unsigned) {
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return false;
+    v = static_cast<T>(u);
+    return true;
+  }
+  if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) || i > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+    return false;
+  v = static_cast<T>(i);
+  return true;
+}
+template <class T>
+std::string integer_expected() {
+  return fmt::format("expected an integer in [{}, {}]", std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+}
+
 struct TapeToken {
   // `streamed`: a list whose items were read one at a time and are in their vector already.
   enum Kind : std::uint8_t { null, boolean, unsigned_int, signed_int, real, string, key, object, array, streamed };
@@ -261,16 +280,8 @@ class TapeIn {
   void integer(const char* n, T& v) {
     const TapeToken* t = next(n);
     if (!t) return;
-    if (t->kind == TapeToken::unsigned_int && t->u <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
-      v = static_cast<T>(t->u);
-      return;
-    }
-    if (t->kind == TapeToken::signed_int && t->i >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-        t->i <= static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
-      v = static_cast<T>(t->i);
-      return;
-    }
-    fail(n, fmt::format("expected an integer in [{}, {}]", std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    const bool integer = t->kind == TapeToken::unsigned_int || t->kind == TapeToken::signed_int;
+    if (!integer || !integer_in_range(t->kind == TapeToken::unsigned_int, t->u, t->i, v)) fail(n, integer_expected<T>());
   }
   float to_float(const TapeToken& t, const char* n) {
     switch (t.kind) {

@@ -116,3 +116,42 @@ test('an OBJ export downloads as a ZIP with its materials, and an area export ke
     expect(out.some((p) => Math.hypot(p[0] - r.loc[0], p[2] - r.loc[2]) < 0.01), r.name).toBe(true);
   expect((await validator.validateBytes(new Uint8Array(near.bytes))).issues.numErrors).toBe(0);
 });
+
+test('a model saves from the page as its JSON form, which drops back as the same model, and as glTF with its submodel tree', async ({ page }) => {
+  requireSamples();
+  const original = sample('maszyna/models/e6acta_pantograf.e3d');
+  await openViewer(page);
+  await dropFile(page, 'pantograf.e3d', original);
+  const counts = await page.evaluate(() => window.sceneria.lastResult.summary.counts);
+
+  const json = await exportAs(page, '.json (json)');
+  expect(json.name).toBe('pantograf.json');
+  const form = JSON.parse(json.bytes.toString('utf8'));
+  expect([form.format, form.schema]).toEqual(['e3d', 1]);
+  // Every chunk of the file, in its order (walked here from the E3D0 container's headers).
+  const ids = [];
+  for (let at = 8; at < original.readUInt32LE(4); at += original.readUInt32LE(at + 4)) ids.push(original.subarray(at, at + 4).toString('latin1'));
+  expect(form.chunks.map((c) => c.id)).toEqual(ids);
+  expect(ids).toEqual(['SUB0', 'TRA0', 'IDX2', 'VNT2', 'TEX0', 'NAM0']);
+  expect(form.chunks.find((c) => c.id === 'SUB0').submodels).toHaveLength(13);
+  // Dropped back, it is the model again, and saves as the original bytes.
+  await dropFile(page, 'pantograf.json', json.bytes);
+  expect(await page.evaluate(() => window.sceneria.lastResult.summary.format)).toBe('e3d');
+  expect(await page.evaluate(() => window.sceneria.lastResult.summary.counts)).toEqual(counts);
+  const back = await exportAs(page, '.e3d (e3d)');
+  expect(back.bytes.equals(original)).toBe(true);
+
+  // glTF: valid, and the submodels a tree (the pan head four levels under the root, as in the outliner).
+  const glb = await exportAs(page, '.glb (glb)');
+  expect((await validator.validateBytes(new Uint8Array(glb.bytes))).issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
+  const gltf = JSON.parse(glb.bytes.subarray(20, 20 + glb.bytes.readUInt32LE(12)).toString('utf8'));
+  expect(gltf.nodes).toHaveLength(13);
+  const parent = new Map();
+  gltf.nodes.forEach((n, i) => (n.children || []).forEach((c) => parent.set(c, i)));
+  const head = gltf.nodes.findIndex((n) => n.name === 'slizg_pant01');
+  const chain = [];
+  for (let at = head; at !== undefined; at = parent.get(at)) chain.push(gltf.nodes[at].name);
+  expect(chain).toHaveLength(5);
+  expect(chain[chain.length - 1]).toBe('submodel 0');
+  expect(gltf.nodes[head].extras).toMatchObject({ kind: 'submodels' });
+});

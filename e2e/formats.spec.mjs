@@ -464,7 +464,7 @@ test('a scenery root with an .inc compiles to the reference version 9 module, it
 test('Save writes the open scenery as the chosen target, with a progress bar while it compiles', async ({ page }) => {
   await openWrapincFolder(page);
   const labels = await page.locator('#save-target option').allTextContents();
-  expect(labels).toEqual(['.scn (text)', '.scnb (twin)', '.eu7 (version 6)', '.eu7 (version 9)', '.glb (glb)', '.gltf (gltf)', '.obj (obj)']);
+  expect(labels).toEqual(['.scn (text)', '.scnb (twin)', '.eu7 (version 6)', '.eu7 (version 9)', '.json (json)', '.glb (glb)', '.gltf (gltf)', '.obj (obj)']);
   // Every value the bar shows while the compile runs.
   await page.evaluate(() => {
     window.barValues = [];

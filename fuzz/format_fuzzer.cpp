@@ -5,7 +5,9 @@
 // through its lists, give its records and build its scene without a crash, a leak or UB, and write
 // itself back to the same bytes through the writer for its own extension, and export its scene;
 // opened in stages, its
-// later pieces must merge into its first scene.
+// later pieces must merge into its first scene. A format with a JSON form (docs/json-forms.md)
+// must dump what it opened to JSON that reads back to the same dump; the input is also read as
+// that JSON form (behind the form's first member, so the fuzzer starts inside the document).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,37 @@ std::vector<const sceneria::Format*> folder_formats() {
     if (f.id == folder || f.id.rfind(folder + "-", 0) == 0) out.push_back(&f);
   if (out.empty()) broken("the folder has no registry entry", folder);
   return out;
+}
+
+// The document's JSON form read back dumps the same bytes; the reopened document is returned.
+std::unique_ptr<sceneria::Document> json_round_trip(const sceneria::Format& format, const sceneria::Document& d) {
+  using namespace sceneria;
+  const Writer* json = format.writer_for("json");
+  if (!json) return nullptr;
+  auto dumped = json->write(d, {});
+  if (!dumped) broken("the JSON dump failed: " + dumped.error().message, format.id);
+  MemorySource source(*dumped, "fuzz.json");
+  auto back = open_document(source);
+  if (!back) broken("its JSON dump does not read back: " + back.error().message, format.id);
+  const Format* back_format = find_format((*back)->format_id());
+  auto again = back_format->writer_for("json")->write(**back, {});
+  if (!again || *again != *dumped) broken("its JSON dump reads back to another dump", format.id);
+  return std::move(back).value();
+}
+
+// The input as the body of the format's JSON form.
+void json_form(const sceneria::Format& format, const std::uint8_t* data, std::size_t size) {
+  using namespace sceneria;
+  if (!format.writer_for("json")) return;
+  std::string text = R"({"format":")" + std::string(format.id) + R"(","schema":1,)";
+  text.append(reinterpret_cast<const char*>(data), size);
+  MemorySource source(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "fuzz.json");
+  auto document = format.open(source, {});
+  if (!document) {
+    if (document.error().message.empty()) broken("a JSON failure without a message", format.id);
+    return;
+  }
+  (void)json_round_trip(format, **document);
 }
 
 void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t size) {
@@ -71,6 +104,11 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
     if (!bytes) broken("writing back failed: " + bytes.error().message, format.id);
     if (*bytes != std::vector<std::uint8_t>(data, data + size)) broken("written back to different bytes", format.id);
   }
+  if (auto back = json_round_trip(format, d); back && back->format_id() == format.id)
+    if (const Writer* w = format.writer_for(name)) {
+      auto bytes = w->write(*back, {});
+      if (!bytes || *bytes != std::vector<std::uint8_t>(data, data + size)) broken("its JSON form writes back to different bytes", format.id);
+    }
   // Opened in stages (a scenery: infrastructure first), every piece merges into the first scene.
   MemorySource again(std::span<const std::uint8_t>(data, size), name);
   auto staged = format.open(again, {.staged = true});
@@ -86,6 +124,9 @@ void one(const sceneria::Format& format, const std::uint8_t* data, std::size_t s
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::vector<const sceneria::Format*> formats = folder_formats();
-  for (const sceneria::Format* f : formats) one(*f, data, size);
+  for (const sceneria::Format* f : formats) {
+    one(*f, data, size);
+    json_form(*f, data, size);
+  }
   return 0;
 }

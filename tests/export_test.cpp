@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #define STB_IMAGE_STATIC
@@ -399,6 +400,75 @@ TEST(ExportGltf, APackModuleExportsEveryModelWhereTheReferenceDecodePutsIt) {
   }
   EXPECT_EQ(models, 77u);
   EXPECT_EQ(placed.size(), 77u);
+}
+
+// An E3D model exports as its submodel tree: a node per submodel under its parent, with the
+// submodel's name, own matrix and record, and each drawn submodel's mesh where the viewer draws it.
+TEST(ExportGltf, AModelExportsItsSubmodelTreeAsNodes) {
+  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  const auto path = test::samples_dir() / "maszyna/models/e6acta_pantograf.e3d";
+  MemorySource source(test::read_file(path), path.filename().string());
+  auto document = open_document(source);
+  ASSERT_TRUE(document.ok()) << document.error().describe();
+  auto bytes = find_format("e3d")->writer_for("x.glb")->write(**document, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.error().describe();
+  const Glb g = split(*bytes);
+  const Json& nodes = g.json["nodes"];
+  const auto submodels = (*document)->lists().front();
+  ASSERT_EQ(submodels.id, "submodels");
+  ASSERT_EQ(nodes.size(), submodels.count) << "a node per submodel, and no instance nodes";
+
+  // Parents from the children lists; world matrices composed down the tree.
+  std::vector<int> parent(nodes.size(), -1);
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    for (const Json& c : nodes[k].value("children", Json::array())) parent[c.get<std::size_t>()] = static_cast<int>(k);
+  const auto local = [&](std::size_t k) {
+    const Json& n = nodes[k];
+    const glm::dvec3 t(n["translation"][0], n["translation"][1], n["translation"][2]), sc(n["scale"][0], n["scale"][1], n["scale"][2]);
+    const glm::dquat r(n["rotation"][3].get<double>(), n["rotation"][0].get<double>(), n["rotation"][1].get<double>(), n["rotation"][2].get<double>());
+    return glm::translate(glm::dmat4(1.0), t) * glm::mat4_cast(r) * glm::scale(glm::dmat4(1.0), sc);
+  };
+  const auto world = [&](std::size_t k) {
+    glm::dmat4 m = local(k);
+    for (int p = parent[k]; p >= 0; p = parent[static_cast<std::size_t>(p)]) m = local(static_cast<std::size_t>(p)) * m;
+    return m;
+  };
+  // The drawn submodels: where the viewer's scene puts them, the exported tree puts them too.
+  auto scene = (*document)->scene();
+  ASSERT_TRUE(scene.ok());
+  std::map<std::uint64_t, glm::dvec3> drawn;  // submodel -> its mesh's origin in the world
+  for (const auto& sec : scene->sections)
+    for (const auto& in : sec.instances) drawn[scene->objects[in.object].index] = sec.origin + glm::dvec3(in.offset);
+  // A submodel without a name is "submodel N" (the outliner's "(unnamed)" says nothing in Blender).
+  const auto name_of = [&](std::uint64_t i) -> std::string {
+    const std::string row = (*document)->rows("submodels", i, 1)[0]["name"];
+    return row == "(unnamed)" ? fmt::format("submodel {}", i) : row;
+  };
+  std::size_t with_mesh = 0, checked_parents = 0;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const Json& n = nodes[k];
+    if (!n.contains("mesh")) continue;
+    ++with_mesh;
+    ASSERT_TRUE(n.contains("extras")) << n.dump();
+    EXPECT_EQ(n["extras"]["kind"], "submodels");
+    const std::uint64_t index = n["extras"]["index"];
+    ASSERT_TRUE(drawn.count(index)) << index;
+    const glm::dvec3 at(world(k)[3]);
+    EXPECT_LT(glm::length(at - drawn[index]), 1e-4) << n["name"];
+    // Named as the submodel, under its parent submodel's node.
+    EXPECT_EQ(n["name"], name_of(index));
+    const Json parent_submodel = (*document)->record("submodels", index)["parent"];
+    if (parent_submodel.is_null()) {
+      EXPECT_EQ(parent[k], -1);
+    } else {
+      ASSERT_GE(parent[k], 0);
+      EXPECT_EQ(nodes[static_cast<std::size_t>(parent[k])]["name"], name_of(parent_submodel.get<std::uint64_t>()));
+      ++checked_parents;
+    }
+  }
+  EXPECT_EQ(with_mesh, drawn.size());
+  EXPECT_GT(with_mesh, 10u);
+  EXPECT_GT(checked_parents, 5u);
 }
 
 TEST(ExportZip, StoredEntriesWithTheirCrcAndADirectory) {

@@ -106,6 +106,51 @@ TEST(FormatConformance, EverySampleOfEveryRegisteredFormat) {
   }
 }
 
+// Every JSON form (docs/json-forms.md) is lossless: a sample's dump opens as a document whose
+// own dump is the same bytes, in the compact and the indented layout alike, and which writes the
+// sample's own kind of file byte for byte where the format writes one (a text scenery's form is
+// its twin's, checked in json_forms_test.cpp).
+TEST(FormatConformance, EveryJsonFormReadsBackToTheSameDocument) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto samples = registered_samples();
+  std::set<std::string> with_json;
+  for (const Format& format : formats()) {
+    const Writer* json = format.writer_for("json");
+    if (!json || !samples.count(std::string(format.id))) continue;
+    with_json.insert(std::string(format.id));
+    for (const auto& path : samples.at(std::string(format.id))) {
+      SCOPED_TRACE(path.string());
+      const auto bytes = test::read_file(path);
+      MemorySource source(bytes, path.filename().string());
+      auto doc = open_document(source);
+      ASSERT_TRUE(doc.ok()) << doc.error().describe();
+      auto dumped = json->write(**doc, {});
+      ASSERT_TRUE(dumped.ok()) << dumped.error().describe();
+      std::vector<std::uint8_t> pretty;
+      VectorByteSink sink(pretty);
+      ASSERT_FALSE((*doc)->dump_to(sink, 1));
+      ASSERT_NE(pretty, *dumped);
+      for (const auto* text : {&*dumped, &pretty}) {
+        MemorySource again(*text, path.stem().string() + ".json");
+        auto back = open_document(again);
+        ASSERT_TRUE(back.ok()) << back.error().describe();
+        const Format* back_format = find_format((*back)->format_id());
+        ASSERT_NE(back_format, nullptr);
+        auto redumped = back_format->writer_for("json")->write(**back, {});
+        ASSERT_TRUE(redumped.ok()) << redumped.error().describe();
+        EXPECT_TRUE(*redumped == *dumped) << "the JSON read back dumps differently";
+        const Writer* own = format.writer_for(path.filename().string());
+        if (own && back_format == &format) {
+          auto written = own->write(**back, {});
+          ASSERT_TRUE(written.ok()) << written.error().describe();
+          EXPECT_TRUE(*written == bytes) << "the JSON read back writes other bytes than the sample's";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(with_json, (std::set<std::string>{"e3d", "eu7b", "scenery-text", "scenery-twin", "t3d"}));
+}
+
 TEST(FormatConformance, EveryFormatRejectsTruncationsWithAnErrorNotACrash) {
   SCENERIA_REQUIRE_SAMPLES();
   for (const auto& [id, paths] : registered_samples()) {

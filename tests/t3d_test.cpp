@@ -47,24 +47,24 @@ Model read_ok(std::string_view s) {
 std::string first_difference(const e3d::Model& got, const e3d::Model& want) {
   if (got.submodels.size() != want.submodels.size()) return fmt::format("{} submodels, the engine's file has {}", got.submodels.size(), want.submodels.size());
   for (std::size_t i = 0; i < got.submodels.size(); ++i) {
-    std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> a, b;
+    struct Field {
+      std::size_t at;
+      const char* name;
+      std::vector<std::uint8_t> bytes;
+    };
+    std::vector<Field> a, b;
     const auto collect = [](auto& out) {
-      return [&out](std::size_t at, const auto& field) {
+      return [&out](std::size_t at, const char* name, const auto& field) {
         std::vector<std::uint8_t> bytes(sizeof field);
         std::memcpy(bytes.data(), &field, sizeof field);
-        out.emplace_back(at, std::move(bytes));
+        out.push_back({at, name, std::move(bytes)});
       };
     };
     e3d::submodel_fields(got.submodels[i], collect(a));
     e3d::submodel_fields(want.submodels[i], collect(b));
-    static const char* const kNames[] = {"next", "child", "type", "name", "anim", "flags", "matrix", "vertex_count", "vertex_offset", "texture",
-                                         "visible", "self_illum", "ambient", "diffuse", "specular", "emission", "wire_size", "max_distance_sq",
-                                         "min_distance_sq", "near_atten_start", "near_atten_end", "use_near_atten", "far_atten_decay",
-                                         "far_decay_radius", "cos_falloff", "cos_hotspot", "cos_view", "index_count", "index_offset",
-                                         "diffuse_multiplier"};
     for (std::size_t f = 0; f < a.size(); ++f)
-      if (a[f].second != b[f].second)
-        return fmt::format("submodel {} ({}) field {} at offset {}", i, want.name_of(want.submodels[i]), kNames[f], a[f].first);
+      if (a[f].bytes != b[f].bytes)
+        return fmt::format("submodel {} ({}) field {} at offset {}", i, want.name_of(want.submodels[i]), a[f].name, a[f].at);
   }
   if (got.matrices != want.matrices) return "the matrices (TRA0)";
   if (got.textures != want.textures) return "the texture list (TEX0)";

@@ -75,9 +75,14 @@ class Builder {
   }
 
   Result<std::vector<std::uint8_t>> build() {
+    for (const scene::Material& m : s_.materials) material(m);
+    // A model: its hierarchy places its meshes (the instances place them again for the renderer).
+    if (!s_.nodes.empty()) {
+      if (t_.progress) t_.progress(1.0);
+      return finish({});
+    }
     const std::vector<std::size_t> sections = sections_in(s_, o_.area);
     offset_ = offset_for(s_, sections, o_);
-    for (const scene::Material& m : s_.materials) material(m);
     std::string roots;
     for (std::size_t k = 0; k < sections.size(); ++k) {
       if (const auto node = section(s_.sections[sections[k]])) roots += (roots.empty() ? "" : ",") + std::to_string(*node);
@@ -401,6 +406,7 @@ class Builder {
       text += fmt::format(R"(,"translation":[{},{},{}],"rotation":[{},{},{},{}],"scale":[{},{},{}])", numf(t.x), numf(t.y), numf(t.z), numf(q.x),
                           numf(q.y), numf(q.z), numf(q.w), numf(finite(sc.x, 1)), numf(finite(sc.y, 1)), numf(finite(sc.z, 1)));
       if (!kids[k].empty()) text += ",\"children\":[" + kids[k] + "]";
+      if (const std::string e = extras_of(node.object); !e.empty()) text += R"(,"extras":)" + e;
       id[k] = nodes_.add(text + "}");
       const std::int32_t p = node.parent;
       if (p >= 0 && static_cast<std::size_t>(p) < k) kids[static_cast<std::size_t>(p)] += (kids[static_cast<std::size_t>(p)].empty() ? "" : ",") + std::to_string(id[k]);

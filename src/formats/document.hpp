@@ -72,17 +72,10 @@ class Document {
   virtual std::vector<Warning> validate() const { return warnings(); }
   // Files the document refers to that the asset resolver could not find.
   virtual std::vector<std::string> missing_assets() const { return {}; }
-  // The document losslessly as JSON (`sceneria dump`), if the format has such a form.
-  virtual Result<nlohmann::ordered_json> dump() const {
-    return Error{Errc::bad_value, 0, "this format has no JSON form"};
-  }
-  // The same JSON written to `sink` as text (`indent` < 0: compact, else nlohmann's dump(indent)
-  // layout). A format with big documents streams it, never building the tree.
-  virtual Error dump_to(ByteSink& sink, int indent) const {
-    auto j = dump();
-    if (!j) return j.error();
-    return sink.put(j->dump(indent, ' ', false, nlohmann::json::error_handler_t::replace));
-  }
+  // The document losslessly as JSON (`sceneria dump`; docs/json-forms.md), written to `sink` as
+  // text (`indent` < 0: compact, else nlohmann's dump(indent) layout) as it is walked, never built
+  // as a tree. An error if the format has no JSON form.
+  virtual Error dump_to(ByteSink& /*sink*/, int /*indent*/) const { return Error{Errc::bad_value, 0, "this format has no JSON form"}; }
 };
 
 // Lists as JSON for the page and `info --json`: [{"id","label","count"}].

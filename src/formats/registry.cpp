@@ -54,6 +54,17 @@ nlohmann::ordered_json lists_json(const Document& document) {
   return out;
 }
 
+namespace {
+
+Error stream_dump(const Document& document, const WriteOptions&, ByteSink& sink) {
+  if (Error e = document.dump_to(sink, -1)) return e;
+  return sink.put(std::string_view("\n"));
+}
+
+}  // namespace
+
+Writer dump_writer(std::string_view description) { return {"json", ".json", description, "", gathered<stream_dump>, {}, false, stream_dump}; }
+
 const Writer* Format::writer_for(std::string_view path_or_id) const {
   for (const Writer& w : writers)
     if (w.id == path_or_id) return &w;

@@ -88,6 +88,18 @@ struct Writer {
   Error (*stream)(const Document& document, const WriteOptions& options, ByteSink& sink) = nullptr;
 };
 
+// A format's "json" writer: its Document::dump_to, compact, ending with a newline.
+Writer dump_writer(std::string_view description);
+
+// A streaming writer's output gathered in memory: the `write` of a Writer that has `stream`.
+template <Error (*Stream)(const Document&, const WriteOptions&, ByteSink&)>
+Result<std::vector<std::uint8_t>> gathered(const Document& document, const WriteOptions& options) {
+  std::vector<std::uint8_t> out;
+  VectorByteSink sink(out);
+  if (Error e = Stream(document, options, sink)) return e;
+  return out;
+}
+
 struct GenerateOptions {
   std::uint64_t models = 1000;
   std::uint64_t seed = 1;

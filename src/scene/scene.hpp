@@ -102,7 +102,10 @@ struct Mesh {
   std::vector<std::string> files;
 };
 
-// A model's node hierarchy (models and export): transforms relative to the parent.
+// A model's node hierarchy (an E3D's submodel tree): transforms relative to the parent. A scene
+// with nodes is a model, whose meshes the nodes place; its sections' instances place the same
+// meshes once more for the renderer and the picker, which draw instances only. Exports and
+// single_mesh take the nodes and leave those instances.
 struct Node {
   std::string name;
   std::int32_t parent = -1;  // into Scene::nodes; parents come before their children
@@ -110,6 +113,7 @@ struct Node {
   glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};
   glm::vec3 scale{1.0f};
   std::int32_t mesh = -1;    // into Scene::meshes
+  std::uint32_t object = kNoObject;  // the record it stands for (an export's extras)
 };
 
 struct Instance {

@@ -105,6 +105,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
     o.pod(n.rotation);
     o.pod(n.scale);
     o.pod(n.mesh);
+    o.pod(n.object);
   }
   o.pod(static_cast<std::uint32_t>(s.sections.size()));
   for (const Section& sec : s.sections) {
@@ -224,6 +225,7 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
     in.pod(n.rotation);
     in.pod(n.scale);
     in.pod(n.mesh);
+    in.pod(n.object);
     if (n.parent >= static_cast<std::int64_t>(k) || n.parent < -1 || n.mesh < -1 || n.mesh >= static_cast<std::int64_t>(s.meshes.size()))
       return Error{Errc::bad_value, r.offset(), "scene: node parent or mesh out of range"};
   }

@@ -32,9 +32,11 @@ Scene single_mesh(const Scene& model, std::uint32_t replaced, std::string name) 
     node_world[k] = (n.parent >= 0 && static_cast<std::size_t>(n.parent) < k ? node_world[static_cast<std::size_t>(n.parent)] : glm::dmat4(1.0)) * own;
     if (n.mesh >= 0) placed.emplace_back(static_cast<std::uint32_t>(n.mesh), node_world[k]);
   }
-  for (const Section& sec : model.sections)
-    for (const Instance& i : sec.instances)
-      placed.emplace_back(i.mesh, glm::translate(glm::dmat4(1.0), sec.origin + glm::dvec3(i.offset)) *
+  // A model with nodes places its meshes by them alone; its instances place them again for the renderer.
+  if (model.nodes.empty())
+    for (const Section& sec : model.sections)
+      for (const Instance& i : sec.instances)
+        placed.emplace_back(i.mesh, glm::translate(glm::dmat4(1.0), sec.origin + glm::dvec3(i.offset)) *
                                       glm::mat4_cast(glm::dquat(i.rotation)) * glm::scale(glm::dmat4(1.0), glm::dvec3(i.scale)));
 
   Scene out;

@@ -106,6 +106,23 @@ test('convert to json streams the dump out of the worker: the native CLI\'s byte
   assert.ok(Buffer.from(module.bytes).equals(readFileSync(generated)));
 });
 
+test('a model and a twin convert to their JSON forms as the native CLI dumps them, and back to their own bytes', async () => {
+  for (const [sample, own, form] of [['maszyna/models/kabina_a.e3d', 'e3d', 'e3d'], ['maszyna/twin/trees.scmb', 'twin', 'scenery-twin']]) {
+    const path = join(samples, sample);
+    const dumped = join(work, `${own}.json`);
+    execFileSync(cli, ['dump', path, '-o', dumped]);
+    const doc = await open(path);
+    const json = await convert(doc, { to: 'json' });
+    doc.close();
+    assert.ok(Buffer.from(json.bytes).equals(readFileSync(dumped)), sample);
+    assert.equal(JSON.parse(Buffer.from(json.bytes).toString('utf8')).format, form);
+    const back = await open(json.bytes, { name: `${own}.json` });
+    const bytes = await convert(back, { to: own });
+    back.close();
+    assert.ok(Buffer.from(bytes.bytes).equals(readFileSync(path)), `${sample} back from its JSON`);
+  }
+});
+
 test('a map of dropped files opens its scenery with its includes and compiles to the reference module', async () => {
   const doc = await open({
     'scenery/linia053-misja5.inc': join(samples, 'maszyna/text/linia053-misja5.scm'),

@@ -492,7 +492,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   validate_cmd->add_option("file", path, "input file")->required();
   validate_cmd->add_option("--assets", assets, "folder the file's references are looked up in (missing ones are listed)");
 
-  CLI::App* dump_cmd = app.add_subcommand("dump", "a file as lossless JSON, where its format has such a form (docs/)");
+  CLI::App* dump_cmd = app.add_subcommand("dump", "a file as lossless JSON, where its format has such a form (docs/json-forms.md)");
   dump_cmd->add_option("file", path, "input file")->required();
   dump_cmd->add_option("-o,--output", output, "output file (default: standard output)");
   dump_cmd->add_flag("--pretty", pretty, "indent the JSON");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "formats/e3d/json.hpp"
 #include "formats/textures.hpp"
 
 namespace sceneria::e3d {
@@ -62,6 +63,8 @@ ModelDocument::ModelDocument(Model model, std::uint64_t size) : m_(std::move(mod
     }
   }
 }
+
+Error ModelDocument::dump_to(ByteSink& sink, int indent) const { return write_model_json(m_, sink, indent); }
 
 std::string ModelDocument::headline() const {
   return fmt::format("E3D model, {} submodels, {} vertices, {} indices, {} textures", m_.submodels.size(), vertices(), indices(),
@@ -223,6 +226,8 @@ Result<scene::Scene> ModelDocument::scene() const {
   scene::Scene s;
   s.grid = {.cell = 1000.0, .centre = 250, .cells = 500};
   const std::uint32_t kind = s.add_kind("submodels");
+  std::vector<std::int32_t> mesh_of(m_.submodels.size(), -1);
+  std::vector<std::uint32_t> object_of(m_.submodels.size(), scene::kNoObject);
   for (std::size_t i = 0; i < m_.submodels.size(); ++i) {
     const Submodel& sub = m_.submodels[i];
     const bool marker = sub.type == free_spotlight || sub.type == points || sub.type == stars;
@@ -250,9 +255,44 @@ Result<scene::Scene> ModelDocument::scene() const {
     const glm::dvec3 centre = glm::dvec3(world_[i] * glm::dvec4(glm::dvec3((lo + hi) * 0.5f), 1.0));
     inst.object = s.add_object(kind, i, centre, std::max(0.05f, glm::length(hi - lo) / 2));
     sec.instances.push_back(inst);
+    mesh_of[i] = static_cast<std::int32_t>(mesh_id);
+    object_of[i] = inst.object;
   }
+  add_hierarchy(s, mesh_of, object_of);
   s.finish();
   return s;
+}
+
+void ModelDocument::add_hierarchy(scene::Scene& s, const std::vector<std::int32_t>& mesh_of, const std::vector<std::uint32_t>& object_of) const {
+  // A node per submodel, each with its own matrix, parents first (the reader linked them and
+  // refused cycles; a submodel no link reaches is a root).
+  const std::size_t n = m_.submodels.size();
+  std::vector<std::int32_t> node_of(n, -1);
+  std::vector<std::int32_t> up;
+  for (std::size_t i = 0; i < n; ++i) {
+    up.clear();
+    for (auto j = static_cast<std::int32_t>(i); j >= 0 && node_of[static_cast<std::size_t>(j)] < 0; j = m_.submodels[static_cast<std::size_t>(j)].parent)
+      up.push_back(j);
+    for (auto k = up.rbegin(); k != up.rend(); ++k) {
+      const auto at = static_cast<std::size_t>(*k);
+      const Submodel& sub = m_.submodels[at];
+      scene::Node node;
+      const std::string_view name = m_.name_of(sub);
+      node.name = name.empty() ? fmt::format("submodel {}", at) : display_text(name);
+      node.parent = sub.parent >= 0 ? node_of[static_cast<std::size_t>(sub.parent)] : -1;
+      if (sub.matrix >= 0) {
+        glm::dvec3 scale, translation, skew;
+        glm::dquat rotation;
+        glm::dvec4 perspective;
+        if (glm::decompose(glm::make_mat4(m_.matrices[static_cast<std::size_t>(sub.matrix)].data()), scale, rotation, translation, skew, perspective))
+          node.translation = glm::vec3(translation), node.rotation = glm::quat(rotation), node.scale = glm::vec3(scale);
+      }
+      node.mesh = mesh_of[at];
+      node.object = object_of[at];
+      node_of[at] = static_cast<std::int32_t>(s.nodes.size());
+      s.nodes.push_back(std::move(node));
+    }
+  }
 }
 
 std::uint64_t ModelDocument::list_size(std::string_view list) const {

@@ -25,10 +25,10 @@ class ModelDocument : public Document {
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   ojson record(std::string_view list, std::uint64_t index) const override;
   // One mesh per submodel with triangles (and a marker mesh per light or point submodel), placed
-  // by its world matrix. Submodels hidden by default in a vehicle (lamps that lights switch on)
+  // by its world matrix; the submodel tree as the scene's nodes (scene::Node), which exports keep. Submodels hidden by default in a vehicle (lamps that lights switch on)
   // are left out unless shown: a model dropped alone is most often a vehicle's part.
   Result<scene::Scene> scene() const override;
-  Result<ojson> dump() const override { return Error{Errc::bad_value, 0, "E3D has no JSON form yet"}; }
+  Error dump_to(ByteSink& sink, int indent) const override;  // the E3D form (formats/e3d/json.hpp)
   std::vector<std::string> missing_assets() const override { return missing_; }
 
   // What a viewer asked for when opening it: its textures and skins when files came with it
@@ -48,6 +48,9 @@ class ModelDocument : public Document {
   // Textures named (TEX0 without its empty first entry).
   std::uint64_t texture_count() const { return m_.textures.empty() ? 0 : m_.textures.size() - 1; }
   scene::Mesh marker_mesh(const Submodel& sub, scene::Scene& s) const;
+  // The submodel tree as the scene's nodes (exports keep it): each submodel's node with its mesh
+  // (mesh_of, -1 for none) and object.
+  void add_hierarchy(scene::Scene& s, const std::vector<std::int32_t>& mesh_of, const std::vector<std::uint32_t>& object_of) const;
   scene::Mesh triangle_mesh(const Submodel& sub, scene::Scene& s) const;
   // The scene's material name of a submodel: the TEX0 path, "colored", or "skin n".
   std::string look_name(const Submodel& s) const;

@@ -75,6 +75,7 @@ struct Model {
   // TRA0 as read: written back while `matrices` still says the same, because a signalling NaN
   // does not survive float -> double -> float (the conversion quiets it).
   std::vector<std::uint8_t> matrix_bytes;
+  bool matrix_bytes_current() const;  // whether matrix_bytes still holds `matrices`
   int vertex_variant = -1;                        // VNT digit; -1 without a vertex pool
   std::vector<std::uint8_t> vertex_bytes;
   int index_size = 0;                             // IDX digit; 0 without an index pool

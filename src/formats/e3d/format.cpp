@@ -1,24 +1,37 @@
 #include "formats/e3d/format.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "core/json_io.hpp"
 #include "formats/e3d/document.hpp"
+#include "formats/e3d/json.hpp"
 
 namespace sceneria::e3d {
 namespace {
 
-bool probe(std::span<const std::uint8_t> head, std::string_view) { return head.size() >= 8 && std::memcmp(head.data(), "E3D0", 4) == 0; }
+bool is_e3d(std::span<const std::uint8_t> head) { return head.size() >= 8 && std::memcmp(head.data(), "E3D0", 4) == 0; }
 
-Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
+// The binary model, or its JSON form (docs/json-forms.md).
+bool probe(std::span<const std::uint8_t> head, std::string_view name) { return is_e3d(head) || json_form_is(head, name, "e3d"); }
+
+Result<Model> read(ByteSource& source) {
+  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
+  if (Error e = source.read(0, head)) return e;
+  if (!is_e3d(head) && json_form_is(head, source.name(), "e3d")) return read_model_json(source);
   if (source.size() > (std::uint64_t{1} << 31))
     return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte model is too big to read", source.name(), source.size())};
   auto bytes = read_shared(source);
   if (!bytes) return bytes.error();
-  auto model = read_model(bytes->view);
+  return read_model(bytes->view);
+}
+
+Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
+  auto model = read(source);
   if (!model) return model.error();
-  auto doc = std::make_unique<ModelDocument>(std::move(model).value(), bytes->view.size());
+  auto doc = std::make_unique<ModelDocument>(std::move(model).value(), source.size());
   doc->apply(options, source.name());
   return std::unique_ptr<Document>(std::move(doc));
 }
@@ -38,7 +51,7 @@ const Format& format() {
       .extensions = {".e3d"},
       .probe = probe,
       .open = open,
-      .writers = {{"e3d", ".e3d", "E3D model, chunk by chunk as read", "", write_e3d}},
+      .writers = {{"e3d", ".e3d", "E3D model, chunk by chunk as read", "", write_e3d}, dump_writer("lossless JSON (docs/json-forms.md)")},
   };
   return f;
 }

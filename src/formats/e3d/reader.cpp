@@ -86,7 +86,7 @@ std::vector<std::string> strings_of(std::span<const std::uint8_t> payload, bool&
 
 Submodel submodel_from(std::span<const std::uint8_t> r) {
   Submodel s;
-  submodel_fields(s, [&](std::size_t at, auto& field) { std::memcpy(&field, r.data() + at, sizeof field); });
+  submodel_fields(s, [&](std::size_t at, const char*, auto& field) { std::memcpy(&field, r.data() + at, sizeof field); });
   s.record.assign(r.begin(), r.end());
   return s;
 }

@@ -19,7 +19,7 @@ void put(std::vector<std::uint8_t>& out, T v) {
 void put_submodel(std::vector<std::uint8_t>& out, const Submodel& s, std::size_t size) {
   std::vector<std::uint8_t> r(size, 0);
   if (!s.record.empty()) std::memcpy(r.data(), s.record.data(), std::min(size, s.record.size()));  // none for a submodel made in code
-  submodel_fields(s, [&](std::size_t at, const auto& field) { std::memcpy(r.data() + at, &field, sizeof field); });
+  submodel_fields(s, [&](std::size_t at, const char*, const auto& field) { std::memcpy(r.data() + at, &field, sizeof field); });
   out.insert(out.end(), r.begin(), r.end());
 }
 
@@ -30,20 +30,19 @@ void put_strings(std::vector<std::uint8_t>& out, const std::vector<std::string>&
   }
 }
 
-// Whether the TRA0 bytes as read still hold `matrices` (each float widened compares bit for bit).
-bool matrices_as_read(const Model& m) {
-  if (m.matrix_bytes.size() != m.matrices.size() * 64) return false;
-  for (std::size_t k = 0; k < m.matrices.size(); ++k)
+}  // namespace
+
+bool Model::matrix_bytes_current() const {
+  if (matrix_bytes.size() != matrices.size() * 64) return false;
+  for (std::size_t k = 0; k < matrices.size(); ++k)
     for (std::size_t e = 0; e < 16; ++e) {
       float f;
-      std::memcpy(&f, m.matrix_bytes.data() + k * 64 + e * 4, 4);
+      std::memcpy(&f, matrix_bytes.data() + k * 64 + e * 4, 4);
       const double wide = f;
-      if (std::memcmp(&wide, &m.matrices[k][e], sizeof wide) != 0) return false;
+      if (std::memcmp(&wide, &matrices[k][e], sizeof wide) != 0) return false;  // bit for bit
     }
   return true;
 }
-
-}  // namespace
 
 std::vector<std::uint8_t> write_model(const Model& m) {
   std::vector<std::uint8_t> out{'E', '3', 'D', '0', 0, 0, 0, 0};
@@ -56,7 +55,7 @@ std::vector<std::uint8_t> write_model(const Model& m) {
     if (key == "SUB") {
       for (const Submodel& s : m.submodels) put_submodel(out, s, 256 + 64 * static_cast<std::size_t>(m.sub_variant));
     } else if (key == "TRA") {
-      if (!m.matrices_f64 && matrices_as_read(m)) out.insert(out.end(), m.matrix_bytes.begin(), m.matrix_bytes.end());
+      if (!m.matrices_f64 && m.matrix_bytes_current()) out.insert(out.end(), m.matrix_bytes.begin(), m.matrix_bytes.end());
       else
         for (const auto& matrix : m.matrices)
           for (double e : matrix) m.matrices_f64 ? put(out, e) : put(out, static_cast<float>(e));

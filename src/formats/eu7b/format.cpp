@@ -85,7 +85,6 @@ class Eu7bDocument final : public Document {
   std::vector<Warning> warnings() const override { return as_warnings(module().problems); }
   std::vector<Warning> validate() const override { return as_warnings(eu7b::validate(module())); }
   std::vector<std::string> missing_assets() const override { return missing_; }
-  Result<ojson> dump() const override { return module_to_json(module()); }
   Error dump_to(ByteSink& sink, int indent) const override { return write_module_json(stored(), sink, indent); }
 
  private:
@@ -109,13 +108,8 @@ class Eu7bDocument final : public Document {
   std::vector<std::string> missing_;
 };
 
-bool looks_like_json_form(std::span<const std::uint8_t> head, std::string_view name) {
-  if (!iends_with(name, ".json")) return false;
-  // docs/eu7b-json.md: the document starts with {"format": "eu7b", ...}; allow whitespace.
-  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size());
-  const auto key = text.find("\"format\"");
-  return key != std::string_view::npos && key < 64 && text.find("\"eu7b\"", key) < key + 32;
-}
+// docs/eu7b-json.md: the document starts with {"format": "eu7b", ...}.
+bool looks_like_json_form(std::span<const std::uint8_t> head, std::string_view name) { return json_form_is(head, name, "eu7b"); }
 
 bool probe_any(std::span<const std::uint8_t> head, std::string_view name) {
   return probe(head) || looks_like_json_form(head, name);
@@ -200,13 +194,6 @@ Error stream_json(const Document& document, const WriteOptions& options, ByteSin
   return sink.put(std::string_view("\n"));
 }
 
-Result<std::vector<std::uint8_t>> write_json(const Document& document, const WriteOptions& options) {
-  std::vector<std::uint8_t> out;
-  VectorByteSink sink(out);
-  if (Error e = stream_json(document, options, sink)) return e;
-  return out;
-}
-
 Result<std::vector<std::uint8_t>> generate(const GenerateOptions& options) {
   GeneratorOptions g;
   g.models = options.models;
@@ -255,7 +242,7 @@ const Format& format() {
       .open_remote = open_remote,
       .writers = {{"eu7b", ".eu7", "EU7B module, optionally at another version and PACK format",
                    "version=4..9 pack-format=flat|1..6", write_eu7b, {}, false, stream_eu7b},
-                  {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6", write_json, {}, false,
+                  {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6", gathered<stream_json>, {}, false,
                    stream_json}},
       .demo = demo_module,
       .generate = generate,

@@ -21,25 +21,6 @@ namespace sceneria::eu7b {
 
 namespace {
 
-// How a string's bytes go into JSON (docs/eu7b-json.md): as they are when they are UTF-8 (form
-// ""), else as {"cp1250": text} or {"hex": …}. Both writers and both readers go through these.
-std::string_view string_form(std::string_view bytes, std::string& text) {
-  if (is_valid_utf8(bytes)) return {};
-  if (decode_cp1250(bytes, text)) return "cp1250";
-  text = to_hex(bytes);
-  return "hex";
-}
-
-bool string_from_form(std::string_view form, std::string_view text, std::string& bytes) {
-  if (form.empty()) {
-    bytes.assign(text);
-    return true;
-  }
-  if (form == "cp1250") return encode_cp1250(text, bytes);
-  if (form == "hex") return from_hex(text, bytes);
-  return false;
-}
-
 // One record of a chunk's list: D is the chunk's data (its pools and transforms), T the record.
 template <class A, class D, class T>
 void record_fields(A& a, D& d, T& r, std::uint32_t version) {
@@ -126,17 +107,7 @@ bool hex_bytes(const njson& j, std::vector<std::uint8_t>& out) {
 
 bool parse_chunk_id(const std::string& text, std::uint32_t& id) {
   std::string bytes;
-  for (std::size_t i = 0; i < text.size();) {
-    if (text[i] == '\\' && i + 3 < text.size() + 0 && text[i + 1] == 'x') {
-      std::string b;
-      if (!from_hex(text.substr(i + 2, 2), b)) return false;
-      bytes += b;
-      i += 4;
-    } else {
-      bytes += text[i++];
-    }
-  }
-  if (bytes.size() != 4) return false;
+  if (!fourcc_from_text(text, bytes)) return false;
   id = fourcc(bytes[0], bytes[1], bytes[2], bytes[3]);
   return true;
 }
@@ -168,21 +139,6 @@ ChunkData empty_chunk_data(std::uint32_t id) {
 }
 
 }  // namespace
-
-ojson string_to_json(std::string_view bytes) {
-  std::string text;
-  const std::string_view form = string_form(bytes, text);
-  if (form.empty()) return std::string(bytes);
-  return ojson{{std::string(form), text}};
-}
-
-bool string_from_json(const njson& j, std::string& bytes) {
-  if (j.is_string()) return string_from_form({}, j.get_ref<const std::string&>(), bytes);
-  if (!j.is_object() || j.size() != 1) return false;
-  const auto member = j.items().begin();
-  return !member.key().empty() && member.value().is_string() &&
-         string_from_form(member.key(), member.value().get_ref<const std::string&>(), bytes);
-}
 
 Result<ojson> module_to_json(const Module& module_in) {
   Module& module = const_cast<Module&>(module_in);  // the JSON writer only reads
@@ -226,16 +182,6 @@ Result<ojson> module_to_json(const Module& module_in) {
 }
 
 namespace {
-
-void string_text(JsonText& t, std::string_view bytes) {
-  std::string text;
-  const std::string_view form = string_form(bytes, text);
-  if (form.empty()) return t.string(bytes);
-  t.open_object();
-  t.key(form);
-  t.string(text);
-  t.close();
-}
 
 void hex_text(JsonText& t, const char* key, const std::vector<std::uint8_t>& bytes) {
   t.key(key);
@@ -391,59 +337,6 @@ Result<Module> module_from_json(const njson& j) {
 
 
 namespace {
-
-// A ByteSource as RapidJSON's input stream, read in blocks that end with a '\0' RapidJSON takes
-// for the end of the input (FileReadStream's scheme). Copying a block from a mapped file costs
-// less than the bounds checks reading it in place would (Peek and Take run per character); the
-// blocks already read are let go.
-class SourceStream {
- public:
-  using Ch = char;
-  explicit SourceStream(ByteSource& source) : source_(source), buffer_(kBlock + 1) { fill(); }
-  Ch Peek() const { return *current_; }
-  Ch Take() {
-    const Ch c = *current_;
-    if (current_ < last_) ++current_;
-    else if (!eof_) next_block();
-    return c;
-  }
-  std::size_t Tell() const { return static_cast<std::size_t>(block_at_) + static_cast<std::size_t>(current_ - buffer_.data()); }
-  const Error& error() const { return error_; }
-  // Never written: RapidJSON asks for these only from output streams.
-  Ch* PutBegin() { return nullptr; }
-  void Put(Ch) {}
-  void Flush() {}
-  std::size_t PutEnd(Ch*) { return 0; }
-
- private:
-  static constexpr std::size_t kBlock = 1 << 20;
-  void next_block() {
-    source_.release(block_at_, block_at_ + block_size_);
-    block_at_ += block_size_;
-    fill();
-  }
-  void fill() {
-    const std::uint64_t left = source_.size() - std::min(source_.size(), block_at_);
-    block_size_ = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, left));
-    if (Error e = source_.read(block_at_, std::span(reinterpret_cast<std::uint8_t*>(buffer_.data()), block_size_))) {
-      error_ = e;
-      block_size_ = 0;
-    }
-    current_ = buffer_.data();
-    // `last_` is the block's last character; at the end of the input, the '\0' after it.
-    eof_ = block_size_ < kBlock || block_at_ + block_size_ >= source_.size() || error_;
-    buffer_[block_size_] = '\0';
-    last_ = buffer_.data() + (eof_ ? block_size_ : block_size_ - 1);
-  }
-  ByteSource& source_;
-  std::vector<Ch> buffer_;
-  Ch* current_ = nullptr;
-  Ch* last_ = nullptr;
-  std::uint64_t block_at_ = 0;
-  std::size_t block_size_ = 0;
-  bool eof_ = false;
-  Error error_;
-};
 
 // The document as RapidJSON streams it: the members of the document, of each chunk and of each
 // PACK section are kept as small tapes (TapeIn reads them when they close), while the long lists

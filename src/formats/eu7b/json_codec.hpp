@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_io.hpp"  // string_to_json, string_from_json
 #include "formats/eu7b/eu7b.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
@@ -25,10 +26,5 @@ Result<Module> module_from_json(const nlohmann::json& json);
 // sceneria's is read as a tree instead, if it is at most `tree_limit` bytes.
 Error write_module_json(const Module& module, ByteSink& sink, int indent = -1);
 Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit = std::uint64_t{256} << 20);
-
-// Strings keep their exact bytes: UTF-8 as a JSON string, otherwise {"cp1250": text} when every
-// byte is defined in Windows-1250, otherwise {"hex": "…"}.
-nlohmann::ordered_json string_to_json(std::string_view bytes);
-bool string_from_json(const nlohmann::json& j, std::string& bytes);
 
 }  // namespace sceneria::eu7b

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/byte_reader.hpp"
+#include "core/json_io.hpp"
 #include "core/parallel.hpp"
 #include "formats/eu7b/fields.hpp"
 
@@ -33,13 +34,8 @@ bool is_known_chunk(std::uint32_t id) {
 }
 
 std::string chunk_name(std::uint32_t id) {
-  std::string out;
-  for (int i = 0; i < 4; ++i) {
-    const auto c = static_cast<std::uint8_t>(id >> (8 * i));
-    if (c >= 0x20 && c < 0x7f && c != '\\') out += static_cast<char>(c);
-    else out += fmt::format("\\x{:02x}", c);
-  }
-  return out;
+  const char four[4] = {static_cast<char>(id), static_cast<char>(id >> 8), static_cast<char>(id >> 16), static_cast<char>(id >> 24)};
+  return fourcc_text(std::string_view(four, 4));
 }
 
 bool probe(std::span<const std::uint8_t> head) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/json_io.hpp"
+
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/to_scene.hpp"
@@ -12,6 +14,7 @@
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/decompile.hpp"
 #include "formats/scenery/interpret.hpp"
+#include "formats/scenery/twin_json.hpp"
 #include "scene/deltas.hpp"
 
 namespace sceneria::scenery {
@@ -43,6 +46,15 @@ class SceneryDocument final : public Document {
     return std::make_unique<TextTokenSource>(bytes_.view);
   }
   const std::string& name() const { return name_; }
+
+  // The twin's JSON form; a text's is the twin it bakes to (what the engine reads of it).
+  Error dump_to(ByteSink& sink, int indent) const override {
+    if (twin_) return write_twin_json(*twin_, sink, indent);
+    const auto bytes = bake_bytes(bytes_.view, kind_for(name_));
+    auto twin = read_twin(bytes);
+    if (!twin) return twin.error();
+    return write_twin_json(*twin, sink, indent);
+  }
 
   std::string headline() const override {
     const std::string what = twin_ ? fmt::format("scenery twin v{} ({})", twin_->version, kind_name(twin_->kind)) : "MaSzyna text scenery";
@@ -297,7 +309,10 @@ bool probe_text(std::span<const std::uint8_t> head, std::string_view name) {
   return false;
 }
 
-bool probe_twin(std::span<const std::uint8_t> head, std::string_view) { return is_twin(head); }
+// The binary twin, or its JSON form (docs/json-forms.md).
+bool probe_twin(std::span<const std::uint8_t> head, std::string_view name) {
+  return is_twin(head) || json_form_is(head, name, "scenery-twin");
+}
 
 Result<SharedBytes> read_all(ByteSource& source) {
   if (source.size() > (std::uint64_t{1} << 31))
@@ -323,6 +338,14 @@ Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOption
 }
 
 Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOptions& options) {
+  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
+  if (Error e = source.read(0, head)) return e;
+  if (!is_twin(head) && json_form_is(head, source.name(), "scenery-twin")) {
+    auto read = read_twin_json(source);
+    if (!read) return read.error();
+    return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), SharedBytes::own(std::move(read->bytes)),
+                                                         std::move(read->twin), viewing(options), !options.deferred));
+  }
   auto bytes = read_all(source);
   if (!bytes) return bytes.error();
   auto twin = read_twin(bytes->view);
@@ -392,7 +415,8 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
 std::vector<Writer> writers() {
   return {{"text", ".scn", "scenery text (a twin's tokens written back as text)", "", write_text_file, {".scm", ".inc", ".ctr"}},
           {"twin", ".scnb", "scenery binary twin v10, as the reference baker writes it", "", write_twin_file, {".scmb", ".incb", ".ctrb"}},
-          {"eu7b", ".eu7", "EU7B compiled from the scenery: a module (version 6), or a root with its .inc files' models in PACK (version 9)", "version=6|9", write_module_file}};
+          {"eu7b", ".eu7", "EU7B compiled from the scenery: a module (version 6), or a root with its .inc files' models in PACK (version 9)", "version=6|9", write_module_file},
+          dump_writer("lossless JSON of the twin (a text: of the twin it bakes to; docs/json-forms.md)")};
 }
 
 }  // namespace

@@ -102,7 +102,8 @@ const Format& format() {
       .extensions = {".t3d"},
       .probe = probe,
       .open = open,
-      .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", e3d::write_e3d}},
+      .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", e3d::write_e3d},
+                  dump_writer("lossless JSON of the E3D it converts to (docs/json-forms.md)")},
   };
   return f;
 }

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -52,7 +53,9 @@ int fail(const char* what, const Error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) return std::fprintf(stderr, "usage: sceneria_json_bench tree-write|stream-write|tree-read|stream-read FILE\n"), 2;
+  if (argc != 3 && argc != 4)
+    return std::fprintf(stderr, "usage: sceneria_json_bench tree-write|stream-write|tree-read|stream-read FILE [THREADS]\n"), 2;
+  const unsigned threads = argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : 1;
   const std::string mode = argv[1];
   auto source = FileSource::open(argv[2]);
   if (!source) return fail("open", source.error());
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
       json_bytes = j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
     } else {
       CountingSink sink;
-      if (Error e = eu7b::write_module_json(*m, sink)) return fail("json", e);
+      if (Error e = eu7b::write_module_json(*m, sink, -1, threads)) return fail("json", e);
       json_bytes = sink.written();
     }
   } else if (mode == "tree-read" || mode == "stream-read") {
@@ -84,7 +87,7 @@ int main(int argc, char** argv) {
       bytes->shrink_to_fit();
       m = eu7b::module_from_json(j);
     } else {
-      m = eu7b::read_module_json(**source);
+      m = eu7b::read_module_json(**source, eu7b::kJsonTreeLimit, threads);
     }
     if (!m) return fail("json", m.error());
     CountingSink sink;  // written as the CLI writes a file: chunk by chunk

@@ -25,7 +25,10 @@ target_link_options(sceneria_web PRIVATE
   -sENVIRONMENT=web,worker
   -sMIN_WEBGL_VERSION=2 -sMAX_WEBGL_VERSION=2
   -sINITIAL_MEMORY=64MB -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
-  -sPTHREAD_POOL_SIZE=2
+  # A thread asked for while the pool is busy fails at once (EAGAIN; std::thread throws) instead
+  # of waiting for a worker that can only start once the event loop runs, which would deadlock a
+  # join: run_shares, OrderedWork and TaskPool then do the work on the calling thread.
+  -sPTHREAD_POOL_SIZE=2 -sPTHREAD_POOL_SIZE_STRICT=2
   # SDL2's audio code refers to these JS helpers (emscripten's own sdl2 port adds them too).
   # Passed through a file: a '$' on the command line would be eaten by the shell.
   "-sDEFAULT_LIBRARY_FUNCS_TO_INCLUDE=@${sdl2_js_funcs}"

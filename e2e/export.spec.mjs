@@ -61,8 +61,9 @@ test('a scenery exported from the page as glTF is valid and holds every model wh
   expect(report.issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
   const json = JSON.parse(glb.bytes.subarray(20, 20 + glb.bytes.readUInt32LE(12)).toString('utf8'));
   expect(json.extensionsUsed).toEqual(['EXT_mesh_gpu_instancing']);
-  // 18 km from end to end: re-centred, the offset recorded in whole metres.
-  expect(json.scenes[0].extras.sceneria.offset).toEqual([-627, 0, 8306]);
+  // 18 km from end to end: re-centred on the middle of its PACK sections' 1 km cells (known before
+  // they are decoded), the offset recorded in whole metres.
+  expect(json.scenes[0].extras.sceneria.offset).toEqual([-500, 0, 8500]);
 
   const reference = referencePackModels(rel);
   expect(reference).toHaveLength(77);

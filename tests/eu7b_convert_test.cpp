@@ -1,5 +1,7 @@
 // Conversions between versions and PACK section formats, the generator, JSON and validation.
 #include <gtest/gtest.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -436,17 +438,17 @@ TEST(Eu7bJson, BadDocumentsSayWhere) {
 
 // The streamed JSON (docs/eu7b-json.md, "Big modules"): the same document as the tree, read
 // back to the same bytes, errors with the same paths.
-std::string stream_text(const Module& m, int indent = -1) {
+std::string stream_text(const Module& m, int indent = -1, unsigned threads = 1) {
   std::vector<std::uint8_t> out;
   VectorByteSink sink(out);
-  const Error e = write_module_json(m, sink, indent);
+  const Error e = write_module_json(m, sink, indent, threads);
   EXPECT_FALSE(e) << e.describe();
   return std::string(out.begin(), out.end());
 }
 
-Result<Module> stream_read(const std::string& text, std::uint64_t tree_limit = std::uint64_t{256} << 20) {
+Result<Module> stream_read(const std::string& text, std::uint64_t tree_limit = std::uint64_t{256} << 20, unsigned threads = 1) {
   MemorySource source(std::vector<std::uint8_t>(text.begin(), text.end()), "m.json");
-  return read_module_json(source, tree_limit);
+  return read_module_json(source, tree_limit, threads);
 }
 
 void expect_stream_round_trip(const std::vector<std::uint8_t>& bytes) {
@@ -468,6 +470,12 @@ void expect_stream_round_trip(const std::vector<std::uint8_t>& bytes) {
   ASSERT_TRUE(back.ok()) << back.error().describe();
   if (back->pack()) EXPECT_FALSE(back->pack()->decoded);
   EXPECT_TRUE(encode(*back) == bytes);
+  // Sections written and read on three threads: the same text, the same bytes.
+  EXPECT_EQ(stream_text(*raw, -1, 3), text);
+  EXPECT_EQ(stream_text(decoded, 1, 3), stream_text(decoded, 1));
+  auto side_by_side = stream_read(text, 0, 3);
+  ASSERT_TRUE(side_by_side.ok()) << side_by_side.error().describe();
+  EXPECT_TRUE(encode(*side_by_side) == bytes);
   // The module writer that hands its chunks to a sink writes the same bytes, PACK encoded or not.
   for (const Module* m : std::initializer_list<const Module*>{&*back, &decoded}) {
     std::vector<std::uint8_t> sunk;
@@ -553,6 +561,50 @@ TEST(Eu7bJsonStream, DocumentsOfManyBlocksReadFromMemoryAndThroughReads) {
   }
 }
 
+// Where each PACK section's text starts ('{'), the end of the list last; and which section's text
+// is the biggest and which the smallest.
+struct SectionTexts {
+  std::vector<std::size_t> starts;
+  std::size_t big = 0, small = 0;
+  std::size_t size(std::size_t k) const { return starts[k + 1] - starts[k]; }
+};
+SectionTexts section_texts(const std::string& text) {
+  SectionTexts t;
+  const std::size_t list = text.find("\"sections\":[");
+  for (std::size_t at = text.find("{\"format\":", list); list != std::string::npos && at != std::string::npos;
+       at = text.find("{\"format\":", at + 1))
+    t.starts.push_back(at);
+  t.starts.push_back(text.find("]}", t.starts.empty() ? 0 : t.starts.back()));
+  for (std::size_t k = 0; k + 1 < t.starts.size(); ++k) {
+    if (t.size(k) > t.size(t.big)) t.big = k;
+    if (t.size(k) < t.size(t.small)) t.small = k;
+  }
+  return t;
+}
+// Five sections of 50,000 models on average: some over the 8 MB of text a section is cut out at
+// (read where it lies), some under (cut out and read on another thread).
+Module mixed_sections() { return decode(encode(*generate_module({.models = 250000, .seed = 5, .models_per_section = 50000}))); }
+
+TEST(Eu7bJsonStream, ASectionTooBigToCutOutIsReadWhereItLies) {
+  const Module m = mixed_sections();
+  const std::vector<std::uint8_t> bytes = encode(m);
+  for (int indent : {-1, 2}) {
+    const std::string text = stream_text(m, indent, 2);
+    if (indent < 0) {
+      const SectionTexts t = section_texts(text);
+      ASSERT_EQ(t.starts.size(), m.pack()->sections.size() + 1);
+      ASSERT_GT(t.size(t.big), std::size_t{8} << 20);
+      ASSERT_LT(t.size(t.small), std::size_t{8} << 20);
+    }
+    for (unsigned threads : {1u, 2u}) {
+      SCOPED_TRACE(threads);
+      auto back = stream_read(text, 0, threads);
+      ASSERT_TRUE(back.ok()) << back.error().describe();
+      EXPECT_TRUE(encode(*back) == bytes);
+    }
+  }
+}
+
 TEST(Eu7bJsonStream, OtherMemberOrdersAreReadAsATree) {
   const Module m = decode(encode(*generate_module({.models = 200, .seed = 6})));
   // nlohmann::json sorts members by name: "chunks" before "strings", "id" after "records".
@@ -593,6 +645,11 @@ TEST(Eu7bJsonStream, BadDocumentsSayWhereAsTheTreeReaderDoes) {
        fmt::format("chunks[{}].sections[0].solo[0].location: expected [x, y, z]", pack));
   both([&](auto& d) { d["chunks"][pack]["sections"][0]["format"] = "9"; },
        fmt::format("chunks[{}].sections[0].format: expected \"flat\" or \"1\"…\"6\"", pack));
+  // A sub-chunk table that does not add up to the lists (the encoder would write what it names).
+  const nlohmann::ordered_json first = nlohmann::ordered_json::parse(text)["chunks"][pack]["sections"][0];
+  const std::size_t solo = first["solo"].size();
+  both([&](auto& d) { d["chunks"][pack]["sections"][0]["chunks"][0]["solo"] = first["chunks"][0]["solo"].get<std::size_t>() + 4; },
+       fmt::format("chunks[{}].sections[0].chunks: the sub-chunks hold {} solo models but \"solo\" has {}", pack, solo + 4, solo));
 }
 
 TEST(Eu7bJsonStream, HostileTextFailsCleanly) {
@@ -606,6 +663,54 @@ TEST(Eu7bJsonStream, HostileTextFailsCleanly) {
   auto m = stream_read("{\"format\":\"eu7b\",\"schema\":1,\"version\":9,\"strings\":[],\"chunks\":[}");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message.find("not valid JSON at byte 63"), std::string::npos) << m.error().message;
+}
+
+// Sections are cut out of the text and parsed on their own (or, too big to cut out, where they
+// lie): a break anywhere in them is reported where it is in the document, as RapidJSON reading
+// the whole text reports it.
+TEST(Eu7bJsonStream, BrokenSectionsSayWhereTheTextBreaks) {
+  const std::string text = stream_text(mixed_sections());
+  const SectionTexts sections = section_texts(text);
+  const std::vector<std::size_t>& starts = sections.starts;
+  const std::size_t big = sections.big, small = sections.small;
+  ASSERT_GT(starts.size(), 3u);
+  ASSERT_GT(sections.size(big), std::size_t{8} << 20);    // read where it lies
+  ASSERT_LT(sections.size(small), std::size_t{8} << 20);  // cut out
+  const auto expect_where = [&](const std::string& broken, const char* what) {
+    SCOPED_TRACE(what);
+    rapidjson::Reader reader;
+    rapidjson::BaseReaderHandler<> ignore;
+    rapidjson::StringStream whole(broken.c_str());
+    const rapidjson::ParseResult r = reader.Parse<rapidjson::kParseIterativeFlag>(whole, ignore);
+    ASSERT_FALSE(r);
+    const std::string expected = fmt::format("not valid JSON at byte {}: {}", r.Offset(), rapidjson::GetParseError_En(r.Code()));
+    for (unsigned threads : {1u, 2u}) {
+      auto back = stream_read(broken, 0, threads);
+      ASSERT_FALSE(back.ok());
+      EXPECT_EQ(back.error().message, expected) << threads << " threads";
+    }
+  };
+  const auto colon_in = [&](std::size_t section, std::size_t nth) {
+    std::string broken = text;
+    std::size_t at = starts[section];
+    for (std::size_t k = 0; k <= nth; ++k) at = broken.find("\"location\":", at) + 10;
+    broken[at] = ';';
+    return broken;
+  };
+  expect_where(colon_in(0, 3), "a colon in the first section");
+  expect_where(colon_in(small, 20000), "a colon deep in a section cut out");
+  expect_where(colon_in(big, 50000), "a colon deep in a section read where it lies");
+  expect_where(colon_in(starts.size() - 2, 1), "a colon in the last section");
+  std::string no_comma = text;
+  no_comma.erase(starts[1] - 1, 1);
+  expect_where(no_comma, "no comma between two sections");
+  std::string stray = text;
+  stray.insert(starts[2] - 1, "x");
+  expect_where(stray, "a stray letter between sections");
+  expect_where(text.substr(0, starts[1] + 5000), "the text cut short in a section");
+  expect_where(text.substr(0, starts[big] + (std::size_t{9} << 20)), "the text cut short in the big section");
+  std::string open_string = text.substr(0, starts[1] + 20) + "\"never closed";
+  expect_where(open_string, "a string never closed");
 }
 
 TEST(Eu7bValidate, FindsInconsistenciesWithOffsets) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
+#include <set>
+#include <tuple>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -27,7 +29,9 @@
 #endif
 
 #include "export/export.hpp"
+#include "export/walk.hpp"
 #include "formats/registry.hpp"
+#include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 #include "sample_files.hpp"
 
@@ -262,7 +266,9 @@ TEST(ExportGltf, LinesAreLinesRibbonsOrLeftOut) {
   EXPECT_EQ(modes(export_glb(sample_scene())), (std::vector<int>{4, 1}));
   const Glb ribbons = export_glb(sample_scene(), {{"lines", "ribbons"}});
   EXPECT_EQ(modes(ribbons), (std::vector<int>{4, 4}));
-  EXPECT_EQ(ribbons.json["materials"].back()["doubleSided"], true);
+  for (const Json& m : ribbons.json["meshes"])  // the ribbons' material is two-sided
+    if (m["name"].get<std::string>().find("geometry") != std::string::npos)
+      EXPECT_EQ(ribbons.json["materials"][m["primitives"][1]["material"].get<std::size_t>()]["doubleSided"], true);
   EXPECT_EQ(modes(export_glb(sample_scene(), {{"lines", "none"}})), (std::vector<int>{4}));
 }
 
@@ -498,6 +504,261 @@ TEST(ExportZip, StoredEntriesWithTheirCrcAndADirectory) {
   const std::size_t next = directory + 46 + 5;
   EXPECT_EQ(u32(z, next + 42), second);
   EXPECT_EQ(u32(z, end + 12), z.size() - 22 - directory);
+}
+
+// ---- streamed exports: the document's scene in pieces (scene::Pieces), the output to a sink ----
+
+// A generated module opened for a conversion (PACK kept encoded, sections decoded as walked).
+std::unique_ptr<Document> generated_document(std::uint64_t models, std::vector<std::uint8_t>& bytes) {
+  auto made = find_format("eu7b")->generate({.models = models, .seed = 3, .params = {}});
+  EXPECT_TRUE(made.ok());
+  bytes = std::move(made).value();
+  static std::vector<std::unique_ptr<MemorySource>> sources;  // the documents read from them
+  sources.push_back(std::make_unique<MemorySource>(std::span<const std::uint8_t>(bytes), "gen.eu7"));
+  auto document = open_document(*sources.back(), {.deferred = true});
+  EXPECT_TRUE(document.ok());
+  return document.ok() ? std::move(document).value() : nullptr;
+}
+
+// Every placement an export holds: its record and where it stands (world, rounded to the mm).
+std::multiset<std::tuple<std::string, std::uint64_t, long, long, long>> placements(const Glb& g) {
+  std::multiset<std::tuple<std::string, std::uint64_t, long, long, long>> out;
+  const Json& offset = g.json["scenes"][0]["extras"]["sceneria"]["offset"];
+  const auto mm = [](double v) { return std::lround(v * 1000.0); };
+  for (const Json& section : g.json["nodes"]) {
+    if (!section.contains("children") || !section.contains("translation") || !section["extras"].contains("row")) continue;
+    const glm::dvec3 origin(section["translation"][0].get<double>() + offset[0].get<double>(), section["translation"][1].get<double>() + offset[1].get<double>(),
+                            section["translation"][2].get<double>() + offset[2].get<double>());
+    for (const Json& k : section["children"]) {
+      const Json& n = g.json["nodes"][k.get<std::size_t>()];
+      if (!n.contains("extensions")) {  // one placement of its mesh: a plain node
+        if (!n.contains("mesh") || !n.contains("extras") || !n["extras"].contains("kind")) continue;
+        const Json& t = n["translation"];
+        out.insert({n["extras"]["kind"], n["extras"]["index"], mm(origin.x + t[0].get<double>()), mm(origin.y + t[1].get<double>()),
+                    mm(origin.z + t[2].get<double>())});
+        continue;
+      }
+      const Json& e = n["extras"]["instances"];
+      const std::vector<float> t = floats(g, n["extensions"]["EXT_mesh_gpu_instancing"]["attributes"]["TRANSLATION"].get<int>());
+      for (std::size_t i = 0; i < e.size(); ++i)
+        out.insert({e[i]["kind"], e[i]["index"], mm(origin.x + t[3 * i]), mm(origin.y + t[3 * i + 1]), mm(origin.z + t[3 * i + 2])});
+    }
+  }
+  return out;
+}
+
+TEST(ExportStreamed, AModuleInPiecesExportsWhatItsWholeSceneHolds) {
+  // Two documents of one module: the whole scene decodes the first one's PACK; the second keeps
+  // it encoded, as a conversion opens it, and its pieces decode a section at a time.
+  std::vector<std::uint8_t> bytes, same;
+  auto decoded = generated_document(30000, bytes), document = generated_document(30000, same);
+  ASSERT_NE(decoded, nullptr);
+  ASSERT_NE(document, nullptr);
+  auto whole = decoded->scene();
+  ASSERT_TRUE(whole.ok());
+  std::uint64_t instances = 0;
+  for (const scene::Section& s : whole->sections) instances += s.instances.size();
+  // Everything, and an area (the pieces outside it passed by undecoded).
+  const glm::dvec3 middle = (whole->bounds_min + whole->bounds_max) * 0.5;
+  for (const std::string& area : {std::string(), fmt::format("{},{},400", middle.x, middle.z)}) {
+    SCOPED_TRACE(area);
+    auto options = exports::parse_options(area.empty() ? std::map<std::string, std::string>{} : std::map<std::string, std::string>{{"area", area}});
+    ASSERT_TRUE(options.ok());
+    options->extras = false;
+    exports::Target t;
+    t.name = "gen.glb";
+    // The whole scene at once (every section decoded) against the pieces, a PACK section each.
+    auto from_scene = exports::gltf(*whole, *options, t, true);
+    ASSERT_TRUE(from_scene.ok());
+    std::vector<std::uint8_t> streamed;
+    VectorByteSink sink(streamed);
+    const exports::Source pieces{[&] { return document->scene_pieces(); }, nullptr};
+    ASSERT_FALSE(exports::gltf(pieces, *options, t, true, sink));
+    const auto a = placements(split(*from_scene)), b = placements(split(streamed));
+    if (area.empty()) EXPECT_EQ(a.size(), instances);
+    else EXPECT_LT(a.size(), instances / 2);
+    EXPECT_GT(a.size(), 1000u);
+    EXPECT_EQ(a, b);
+  }
+}
+
+// A sink that takes no rewrite (a pipe): a .glb's header is then measured by a first pass.
+class PipeSink final : public ByteSink {
+ public:
+  explicit PipeSink(std::vector<std::uint8_t>& out) : out_(out) {}
+  Error put(std::span<const std::uint8_t> bytes) override {
+    out_.insert(out_.end(), bytes.begin(), bytes.end());
+    written_ += bytes.size();
+    return {};
+  }
+  using ByteSink::put;
+
+ private:
+  std::vector<std::uint8_t>& out_;
+};
+
+TEST(ExportStreamed, EveryLayoutOfTheBufferHoldsTheSameBytes) {
+  std::vector<std::uint8_t> bytes;
+  auto document = generated_document(8000, bytes);
+  ASSERT_NE(document, nullptr);
+  const Writer* glb = find_format("eu7b")->writer_for("glb");
+  const Writer* gltf = find_format("eu7b")->writer_for("gltf");
+  WriteOptions options;
+  options.name = "gen.glb";
+  std::vector<std::uint8_t> patched, piped;
+  VectorByteSink to_vector(patched);
+  PipeSink to_pipe(piped);
+  ASSERT_FALSE(glb->stream(*document, options, to_vector));
+  ASSERT_FALSE(glb->stream(*document, options, to_pipe));
+  EXPECT_TRUE(patched == piped);
+  const Glb g = split(patched);
+  ASSERT_FALSE(g.bin.empty());
+  // A .gltf with its .bin given apart, the .bin as a file written as it goes, and inside.
+  options.name = "gen.gltf";
+  std::vector<exports::File> files;
+  options.sidecars = &files;
+  auto apart = gltf->write(*document, options);
+  ASSERT_TRUE(apart.ok());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].name, "gen.bin");
+  EXPECT_TRUE(files[0].bytes == g.bin);
+  std::vector<std::uint8_t> streamed_bin;
+  options.sidecar_sink = [&](const std::string& name) -> Result<std::unique_ptr<ByteSink>> {
+    EXPECT_EQ(name, "gen.bin");
+    return std::unique_ptr<ByteSink>(std::make_unique<VectorByteSink>(streamed_bin));
+  };
+  files.clear();
+  auto beside = gltf->write(*document, options);
+  ASSERT_TRUE(beside.ok());
+  EXPECT_TRUE(files.empty());
+  EXPECT_TRUE(streamed_bin == g.bin);
+  EXPECT_TRUE(*beside == *apart);
+  options.sidecars = nullptr;
+  options.sidecar_sink = {};
+  auto inside = gltf->write(*document, options);
+  ASSERT_TRUE(inside.ok());
+  const Json j = Json::parse(inside->begin(), inside->end());
+  const std::string uri = j["buffers"][0]["uri"];
+  const std::string prefix = "data:application/octet-stream;base64,";
+  ASSERT_EQ(uri.rfind(prefix, 0), 0u);
+  EXPECT_EQ(j["buffers"][0]["byteLength"], g.bin.size());
+  // base64 decoded by hand
+  std::vector<std::uint8_t> decoded;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : uri.substr(prefix.size())) {
+    const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (c == '=') break;
+    acc = (acc << 6) | static_cast<std::uint32_t>(std::strchr(k, c) - k), bits += 6;
+    if (bits >= 8) bits -= 8, decoded.push_back(static_cast<std::uint8_t>(acc >> bits));
+  }
+  EXPECT_TRUE(decoded == g.bin);
+  // And the JSON of each says the same apart from where its buffer is.
+  Json a = Json::parse(apart->begin(), apart->end()), b = j;
+  a["buffers"][0].erase("uri"), b["buffers"][0].erase("uri");
+  EXPECT_EQ(a, b);
+  Json c = g.json;
+  EXPECT_EQ(c, a);
+}
+
+// Pieces made in code: a first piece with one section of its own, then `n` later pieces of one
+// section each (one joining the first piece's cell), every one with new meshes and objects.
+class CountedPieces final : public scene::Pieces {
+ public:
+  explicit CountedPieces(int n) : n_(n) {}
+  Result<scene::Scene> base() override {
+    scene::Scene s;
+    s.add_material({});
+    const std::uint32_t kind = s.add_kind("base");
+    s.meshes.push_back(scene::box_mesh("base box", {-1, -1, -1}, {1, 1, 1}, 0));
+    scene::Section& sec = s.section_at({500.0, 0.0, 500.0});
+    scene::Instance in;
+    in.offset = {1, 2, 3};
+    in.object = s.add_object(kind, 0, sec.origin + glm::dvec3(in.offset));
+    sec.instances.push_back(in);
+    s.finish();
+    meshes_ = 1, objects_ = 1;
+    return s;
+  }
+  std::vector<exports::Bounds> later_bounds() const override { return std::vector<exports::Bounds>(static_cast<std::size_t>(n_)); }
+  Result<std::optional<scene::Scene>> next() override {
+    if (given_ == n_) return std::optional<scene::Scene>();
+    scene::Scene d;
+    d.mesh_base = meshes_, d.object_base = objects_;
+    const std::uint32_t kind = d.add_kind("later");
+    d.add_material({});
+    d.meshes.push_back(scene::box_mesh(fmt::format("box {}", given_), {0, 0, 0}, {1, 1, 1}, 0));
+    // The first later piece joins the first piece's cell; the others have cells of their own.
+    scene::Section& sec = d.section_at({500.0 + 1000.0 * given_, 0.0, 500.0});
+    for (int k = 0; k < 100; ++k) {
+      scene::Instance in;
+      in.mesh = meshes_;
+      in.offset = {static_cast<float>(k), 0, 0};
+      in.object = d.object_base + d.add_object(kind, static_cast<std::uint64_t>(given_ * 100 + k), sec.origin + glm::dvec3(in.offset));
+      sec.instances.push_back(in);
+    }
+    d.finish();
+    ++given_, ++meshes_, objects_ += 100;
+    return std::optional<scene::Scene>(std::move(d));
+  }
+  nlohmann::ordered_json fields(const scene::Object& o, const std::string& kind) override { return {{"kind", kind}, {"i", o.index}}; }
+
+ private:
+  int n_, given_ = 0;
+  std::uint32_t meshes_ = 0, objects_ = 0;
+};
+
+TEST(ExportStreamed, TheWalkHoldsOnePieceOfPlacementsAtATime) {
+  CountedPieces pieces(50);
+  exports::Options options;
+  exports::SceneWalk walk(pieces, options, nullptr);
+  ASSERT_FALSE(walk.start());
+  EXPECT_EQ(walk.total(), 51u);
+  std::size_t sections = 0, instances = 0;
+  for (;;) {
+    auto sec = walk.next();
+    ASSERT_TRUE(sec.ok());
+    if (!*sec) break;
+    ++sections;
+    instances += (*sec)->instances.size();
+    // The world keeps meshes, not placements: no later piece's objects, no section's instances
+    // once handed out.
+    EXPECT_EQ(walk.world().objects.size(), 1u);
+    std::size_t kept = 0;
+    for (const scene::Section& s : walk.world().sections) kept += s.instances.size();
+    EXPECT_EQ(kept, 0u);
+    // The first later piece joined the first piece's cell: one section, its instance and theirs.
+    if (sections == 1) {
+      EXPECT_EQ((*sec)->instances.size(), 101u);
+      const auto ref = walk.object((*sec)->instances.front().object);
+      ASSERT_NE(ref.object, nullptr);
+      EXPECT_EQ(*ref.kind, "base");
+      const auto later = walk.object((*sec)->instances.back().object);
+      ASSERT_NE(later.object, nullptr);
+      EXPECT_EQ(*later.kind, "later");
+      EXPECT_EQ(later.object->index, 99u);
+    }
+  }
+  EXPECT_EQ(sections, 50u);
+  EXPECT_EQ(instances, 50u * 100u + 1u);
+  EXPECT_EQ(walk.world().meshes.size(), 51u);
+  // Exported, every placement is there with its fields, the fields asked of the pieces.
+  std::vector<std::uint8_t> out;
+  VectorByteSink sink(out);
+  exports::Target t;
+  const exports::Source source{[] { return std::make_unique<CountedPieces>(50); }, nullptr};
+  ASSERT_FALSE(exports::gltf(source, options, t, true, sink));
+  const Glb g = split(out);
+  std::size_t placed = 0, with_fields = 0;
+  for (const Json& n : g.json["nodes"])
+    if (n.contains("extensions")) {
+      placed += n["extras"]["instances"].size();
+      for (const Json& f : n["extras"]["fields"]) with_fields += f.contains("i");
+    } else if (n.contains("mesh") && n.contains("extras") && n["extras"].contains("kind")) {
+      ++placed, with_fields += n["extras"]["fields"].contains("i");
+    }
+  EXPECT_EQ(placed, 5001u);
+  EXPECT_EQ(with_fields, 5001u);
 }
 
 }  // namespace

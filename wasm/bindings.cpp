@@ -56,6 +56,25 @@ class JsPartsSink final : public sceneria::ByteSink {
     return {};
   }
   using ByteSink::put;
+  bool can_patch() const override { return true; }
+  sceneria::Error patch(std::uint64_t offset, std::span<const std::uint8_t> bytes) override {
+    if (offset + bytes.size() > written_) return sceneria::Error{sceneria::Errc::bad_value, offset, "patch past the end of the output"};
+    const auto n = parts_["length"].as<std::size_t>();
+    std::uint64_t at = 0;
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < n && done < bytes.size(); ++i) {
+      val part = parts_[i];
+      const auto length = static_cast<std::uint64_t>(part["length"].as<double>());
+      if (offset + done < at + length) {
+        const auto within = offset + done - at;
+        const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(length - within, bytes.size() - done));
+        part.call<void>("set", val(emscripten::typed_memory_view(take, bytes.data() + done)), static_cast<double>(within));
+        done += take;
+      }
+      at += length;
+    }
+    return {};
+  }
   // The pieces as one Uint8Array (one copy, on the JavaScript side).
   val joined() const {
     val out = val::global("Uint8Array").new_(static_cast<double>(written_));
@@ -265,6 +284,18 @@ val bake_tree(const std::string& name, const val& root, const val& assets) {
 
 // One open file in the parse worker. A new open() replaces the previous document entirely, so
 // nothing of a bad or old file leaks into the next.
+// Threads a document's reading and writing may keep busy, the caller's included. In the browser:
+// two, one of them the pool's, whose other thread stays for a stream's decoding; the JSON forms
+// (dump, reading a dump) are written and read a PACK section per thread. The Node core has no
+// pool (a thread it started would keep Node from exiting), so it keeps to its caller's.
+unsigned document_threads() {
+#ifdef SCENERIA_NO_VIEWER
+  return 1;
+#else
+  return std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
+#endif
+}
+
 class DocumentBinding {
  public:
   // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
@@ -366,6 +397,7 @@ class DocumentBinding {
     const sceneria::Writer* writer = format ? format->writer_for(target) : nullptr;
     if (!writer) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, "this document cannot be written as '" + target + "'"});
     sceneria::WriteOptions options;
+    options.threads = document_threads();
     options.lossy = lossy;
     std::vector<std::string> losses;
     options.losses = &losses;
@@ -428,6 +460,7 @@ class DocumentBinding {
     // Kept: the models of a scenery load from the same files after it opens.
     assets_ = listed_assets(assets);
     options.assets = assets_.get();
+    options.threads = document_threads();
     auto result = sceneria::open_document(source, options);
     if (!result) return to_text({{"ok", false}, {"error", error_json(result.error())}});
     document_ = std::move(result).value();

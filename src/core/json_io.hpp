@@ -26,8 +26,12 @@ namespace sceneria {
 
 class JsonText {
  public:
-  // `indent` < 0: compact; else the spaces per level, as nlohmann's dump(indent).
-  explicit JsonText(ByteSink& sink, int indent = -1) : sink_(sink), indent_(indent) { buffer_.reserve(kFlushAt + 4096); }
+  // `indent` < 0: compact; else the spaces per level, as nlohmann's dump(indent). `depth`: how
+  // deep in a document this text's first value lies, for a piece written on its own (rendered).
+  explicit JsonText(ByteSink& sink, int indent = -1, std::size_t depth = 0)
+      : sink_(sink), indent_(indent), depth_(depth) {
+    buffer_.reserve(depth == 0 ? kFlushAt + 4096 : 4096);  // a piece grows as it needs
+  }
   ~JsonText() { flush(); }
   JsonText(const JsonText&) = delete;
   JsonText& operator=(const JsonText&) = delete;
@@ -44,7 +48,7 @@ class JsonText {
   void close() {
     const Level level = levels_.back();
     levels_.pop_back();
-    if (level.count > 0) newline(levels_.size());
+    if (level.count > 0) newline(depth());
     buffer_ += level.array ? ']' : '}';
     after_value();
   }
@@ -90,6 +94,10 @@ class JsonText {
     }
     scalar(std::string_view(out, static_cast<std::size_t>(o - out)));
   }
+  // A value written as text by a JsonText at depth() (another thread's piece of the document).
+  void rendered(std::string_view text) { scalar(text); }
+  std::size_t depth() const { return depth_ + levels_.size(); }
+  int indent() const { return indent_; }
   // `text` must be UTF-8 (every string we write is: names are decoded, odd bytes are hex).
   void string(std::string_view text) {
     element();
@@ -116,7 +124,7 @@ class JsonText {
     if (keyed_ || levels_.empty()) return;
     Level& level = levels_.back();
     if (level.count++ > 0) buffer_ += ',';
-    newline(levels_.size());
+    newline(depth());
   }
   void newline(std::size_t depth) {
     if (indent_ < 0) return;
@@ -163,6 +171,7 @@ class JsonText {
 
   ByteSink& sink_;
   int indent_;
+  std::size_t depth_;
   std::string buffer_;
   std::vector<Level> levels_;
   bool keyed_ = false;
@@ -217,7 +226,10 @@ class SourceStream {
     else if (!eof_) next_block();
     return c;
   }
-  std::size_t Tell() const { return static_cast<std::size_t>(block_at_) + static_cast<std::size_t>(current_ - buffer_.data()); }
+  std::size_t Tell() const {
+    if (injected_) return saved_tell_;
+    return static_cast<std::size_t>(block_at_) + static_cast<std::size_t>(current_ - buffer_.data());
+  }
   const Error& error() const { return error_; }
   // Never written: RapidJSON asks for these only from output streams.
   Ch* PutBegin() { return nullptr; }
@@ -225,9 +237,38 @@ class SourceStream {
   void Flush() {}
   std::size_t PutEnd(Ch*) { return 0; }
 
+  // For a reader that scans ahead of RapidJSON (a dump's PACK sections, cut out and parsed on
+  // other threads): the characters that can be had without reading on, and a step over some of
+  // them (from the start of what available() gave).
+  std::string_view available() const {
+    return {current_, static_cast<std::size_t>((eof_ ? last_ : last_ + 1) - current_)};
+  }
+  void advance(std::size_t n) {
+    current_ += n;
+    if (current_ > last_ && !eof_) {
+      current_ = last_;
+      next_block();
+    }
+  }
+  // Makes the next two characters `two` (RapidJSON takes a character after a handler call
+  // returns: " ]" after a list read past it ends that list), then the input goes on.
+  void inject(const char (&two)[3]) {
+    saved_tell_ = Tell();
+    saved_current_ = current_, saved_last_ = last_, saved_eof_ = eof_;
+    std::memcpy(injected_text_, two, 2);
+    injected_text_[2] = '\0';
+    current_ = injected_text_, last_ = injected_text_ + 1, eof_ = false;
+    injected_ = true;
+  }
+
  private:
   static constexpr std::size_t kBlock = 1 << 20;
   void next_block() {
+    if (injected_) {
+      injected_ = false;
+      current_ = saved_current_, last_ = saved_last_, eof_ = saved_eof_;
+      return;
+    }
     source_.release(block_at_, block_at_ + block_size_);
     block_at_ += block_size_;
     fill();
@@ -253,6 +294,11 @@ class SourceStream {
   std::size_t block_size_ = 0;
   bool eof_ = false;
   Error error_;
+  bool injected_ = false, saved_eof_ = false;
+  Ch injected_text_[3] = {};
+  Ch* saved_current_ = nullptr;
+  Ch* saved_last_ = nullptr;
+  std::size_t saved_tell_ = 0;
 };
 
 // A value being read by parse_json_streamed: the containers open around it, outermost first,

@@ -1,10 +1,16 @@
 #include "core/task_pool.hpp"
 
+#include <system_error>
+
 namespace sceneria {
 
 TaskPool::TaskPool(unsigned threads) {
   threads_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  try {
+    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  } catch (const std::system_error&) {
+    // Fewer threads (a WebAssembly pthread pool in use elsewhere); with none, submit runs jobs.
+  }
 }
 
 TaskPool::~TaskPool() {
@@ -18,6 +24,10 @@ TaskPool::~TaskPool() {
 }
 
 void TaskPool::submit(std::function<void()> job) {
+  if (threads_.empty()) {
+    job();
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
     jobs_.push_back(std::move(job));

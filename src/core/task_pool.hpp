@@ -18,6 +18,7 @@ class TaskPool {
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
 
+  // Queues a job; where no thread could be started, runs it at once on the caller.
   void submit(std::function<void()> job);
   unsigned threads() const { return static_cast<unsigned>(threads_.size()); }
 

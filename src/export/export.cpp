@@ -94,31 +94,32 @@ Result<Options> parse_options(const std::map<std::string, std::string>& params) 
   return o;
 }
 
+bool reaches(const Bounds& bounds, const Area& area) {
+  const auto& [lo, hi] = bounds;
+  if (area.kind == Area::Kind::circle) {
+    // The bounds' nearest point on the ground to the centre.
+    const double x = std::clamp(area.centre.x, lo.x, hi.x), z = std::clamp(area.centre.y, lo.z, hi.z);
+    return std::hypot(x - area.centre.x, z - area.centre.y) <= area.radius;
+  }
+  if (area.kind == Area::Kind::box) return glm::all(glm::lessThanEqual(lo, area.max)) && glm::all(glm::greaterThanEqual(hi, area.min));
+  return true;
+}
+
 std::vector<std::size_t> sections_in(const scene::Scene& scene, const Area& area) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < scene.sections.size(); ++i) {
     const scene::Section& s = scene.sections[i];
-    const glm::dvec3 lo = s.origin + glm::dvec3(s.bounds_min), hi = s.origin + glm::dvec3(s.bounds_max);
-    bool inside = true;
-    if (area.kind == Area::Kind::circle) {
-      // The bounds' nearest point on the ground to the centre.
-      const double x = std::clamp(area.centre.x, lo.x, hi.x), z = std::clamp(area.centre.y, lo.z, hi.z);
-      inside = std::hypot(x - area.centre.x, z - area.centre.y) <= area.radius;
-    } else if (area.kind == Area::Kind::box) {
-      inside = glm::all(glm::lessThanEqual(lo, area.max)) && glm::all(glm::greaterThanEqual(hi, area.min));
-    }
-    if (inside) out.push_back(i);
+    if (reaches({s.origin + glm::dvec3(s.bounds_min), s.origin + glm::dvec3(s.bounds_max)}, area)) out.push_back(i);
   }
   return out;
 }
 
-glm::dvec3 offset_for(const scene::Scene& scene, const std::vector<std::size_t>& sections, const Options& options) {
-  if (sections.empty() || options.recentre == false) return glm::dvec3(0.0);
+glm::dvec3 offset_for(const std::vector<Bounds>& parts, const Options& options) {
+  if (parts.empty() || options.recentre == false) return glm::dvec3(0.0);
   glm::dvec3 lo(INFINITY), hi(-INFINITY);
-  for (std::size_t i : sections) {
-    const scene::Section& s = scene.sections[i];
-    lo = glm::min(lo, s.origin + glm::dvec3(s.bounds_min));
-    hi = glm::max(hi, s.origin + glm::dvec3(s.bounds_max));
+  for (const auto& [part_lo, part_hi] : parts) {
+    lo = glm::min(lo, part_lo);
+    hi = glm::max(hi, part_hi);
   }
   const auto finite = [](const glm::dvec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
   if (!finite(lo) || !finite(hi)) return glm::dvec3(0.0);

@@ -8,14 +8,19 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "io/assets.hpp"
+#include "io/byte_sink.hpp"
+#include "scene/pieces.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria::exports {
@@ -74,12 +79,27 @@ struct Target {
   std::string source;  // a line naming the source document, for the file's own metadata
   // Called now and then with the share of the sections written, 0 to 1.
   std::function<void(double)> progress = {};
+  // Where a big file beside the output (a .gltf's .bin) is written as it is made; unset: into
+  // `sidecars` with the small ones.
+  std::function<Result<std::unique_ptr<ByteSink>>(const std::string& name)> sidecar_sink = {};
 };
 
+// Where an export's scene comes from: its pieces, made afresh for each walk over them (a .glb
+// walks its sections twice: for the JSON, then for the binary chunk that follows it).
+struct Source {
+  std::function<std::unique_ptr<scene::Pieces>()> pieces;
+  AssetResolver* assets = nullptr;  // models read in place of their proxies; nullptr: boxes stay
+};
+
+// World bounds, lowest corner first.
+using Bounds = std::pair<glm::dvec3, glm::dvec3>;
+// Whether bounds reach into the area (everything does into Area::Kind::all).
+bool reaches(const Bounds& bounds, const Area& area);
 // Indices of the scene's sections inside the area, in scene order.
 std::vector<std::size_t> sections_in(const scene::Scene& scene, const Area& area);
-// The offset subtracted from world coordinates (zero unless re-centring applies).
-glm::dvec3 offset_for(const scene::Scene& scene, const std::vector<std::size_t>& sections, const Options& options);
+// The offset subtracted from world coordinates for what lies in `parts` (zero unless
+// re-centring applies).
+glm::dvec3 offset_for(const std::vector<Bounds>& parts, const Options& options);
 // A texture's level 0 as RGBA8 (block-compressed ones decoded); empty if it has no pixels.
 std::vector<std::uint8_t> texture_rgba(const scene::Texture& texture);
 // RGBA8 pixels as a PNG file.
@@ -91,6 +111,11 @@ std::string stem(const std::string& name);
 std::string file_safe(std::string_view text);
 std::string file_stem(const std::string& name);
 
+// The scene written to `sink` as it is walked (binary: .glb, else .gltf); memory holds the
+// meshes and looks and one section of placements, whatever the scene's size.
+Error gltf(const Source& source, const Options& options, const Target& target, bool binary, ByteSink& sink);
+Error obj(const Source& source, const Options& options, const Target& target, ByteSink& sink);
+// A scene already in hand (tests, the fuzzer), gathered.
 Result<std::vector<std::uint8_t>> gltf(const scene::Scene& scene, const Options& options, const Target& target, bool binary);
 Result<std::vector<std::uint8_t>> obj(const scene::Scene& scene, const Options& options, const Target& target);
 

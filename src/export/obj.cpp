@@ -1,7 +1,8 @@
 // Wavefront OBJ + MTL from the scene model: instances baked (every placement's vertices written
 // in world space, less the re-centring offset), sections' geometry with vertex colours (the
 // common `v x y z r g b` extension that Blender and MeshLab read), lines as `l` elements. Written
-// in one pass into one growing buffer; nothing per vertex is kept.
+// in one pass as the sections come (SceneWalk), handed to the sink about a megabyte at a time;
+// nothing per vertex or per placement is kept.
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -12,6 +13,7 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "export/export.hpp"
+#include "export/walk.hpp"
 
 namespace sceneria::exports {
 
@@ -21,25 +23,35 @@ double finite(double v, double fallback = 0.0) { return std::isfinite(v) ? v : f
 
 class ObjWriter {
  public:
-  ObjWriter(const scene::Scene& scene, const Options& options, const Target& target) : s_(scene), o_(options), t_(target) {
-    used_.assign(scene.materials.size(), false);
-  }
+  ObjWriter(SceneWalk& walk, const Options& options, const Target& target, ByteSink& sink)
+      : w_(walk), o_(options), t_(target), sink_(sink) {}
 
-  std::vector<std::uint8_t> build() {
-    const std::vector<std::size_t> sections = sections_in(s_, o_.area);
-    offset_ = offset_for(s_, sections, o_);
+  Error write() {
+    offset_ = w_.offset();
     put("# sceneria export{}{}\n", t_.source.empty() ? "" : " of ", one_line(t_.source));
     put("# offset {} {} {} (subtracted from world coordinates; Y up, metres)\n", offset_.x, offset_.y, offset_.z);
     if (t_.sidecars) put("mtllib {}.mtl\n", file_stem(t_.name));
-    for (std::size_t k = 0; k < sections.size(); ++k) {
-      section(s_.sections[sections[k]]);
-      if (t_.progress) t_.progress(static_cast<double>(k + 1) / static_cast<double>(sections.size()));
+    const double total = std::max<double>(1.0, static_cast<double>(w_.total()));
+    for (;;) {
+      auto sec = w_.next();
+      if (!sec) return sec.error();
+      if (!*sec) break;
+      section(**sec);
+      if (out_.size() >= kFlushAt)
+        if (Error e = flush()) return e;
+      if (t_.progress) t_.progress(std::min(1.0, static_cast<double>(w_.walked()) / total));
     }
     if (t_.sidecars) t_.sidecars->push_back({file_stem(t_.name) + ".mtl", mtl()});
-    return {out_.begin(), out_.end()};
+    return flush();
   }
 
  private:
+  static constexpr std::size_t kFlushAt = 1 << 20;
+  Error flush() {
+    Error e = sink_.put(std::span(reinterpret_cast<const std::uint8_t*>(out_.data()), out_.size()));
+    out_.clear();
+    return e;
+  }
   template <class... A>
   void put(fmt::format_string<A...> f, A&&... a) {
     fmt::format_to(std::back_inserter(out_), f, std::forward<A>(a)...);
@@ -72,12 +84,14 @@ class ObjWriter {
     return s;
   }
   std::string material_name(std::uint32_t id) const {
-    const std::string safe = file_safe(s_.materials[id].name);
+    const std::string safe = file_safe(w_.world().materials[id].name);
     return fmt::format("m{}{}{}", id, safe.empty() ? "" : "_", safe);
   }
   void use(std::uint32_t material) {
-    if (material >= s_.materials.size()) material = 0;
-    if (s_.materials.empty()) return;
+    const scene::Scene& s = w_.world();
+    if (material >= s.materials.size()) material = 0;
+    if (s.materials.empty()) return;
+    if (used_.size() < s.materials.size()) used_.resize(s.materials.size(), false);
     used_[material] = true;
     if (t_.sidecars) put("usemtl {}\n", material_name(material));
   }
@@ -138,8 +152,9 @@ class ObjWriter {
   }
 
   void instance(const glm::dvec3& origin, const scene::Instance& in) {
-    if (in.mesh < s_.mesh_base || in.mesh - s_.mesh_base >= s_.meshes.size()) return;
-    const scene::Mesh& m = s_.meshes[in.mesh - s_.mesh_base];
+    const scene::Scene& s = w_.world();
+    if (in.mesh < s.mesh_base || in.mesh - s.mesh_base >= s.meshes.size()) return;
+    const scene::Mesh& m = s.meshes[in.mesh - s.mesh_base];
     const std::size_t n = m.positions.size();
     if (n == 0 || m.parts.empty()) return;
     glm::dquat q(in.rotation);
@@ -150,10 +165,8 @@ class ObjWriter {
                              glm::mat4_cast(q) * glm::scale(glm::dmat4(1.0), scale);
     const glm::dmat3 normal_matrix = glm::transpose(glm::inverse(glm::dmat3(world)));
     std::string label = m.name;
-    if (in.object != scene::kNoObject && in.object >= s_.object_base && in.object - s_.object_base < s_.objects.size()) {
-      const scene::Object& obj = s_.objects[in.object - s_.object_base];
-      label = fmt::format("{}_{}_{}", obj.kind < s_.kinds.size() ? s_.kinds[obj.kind] : "object", obj.index, m.name);
-    }
+    if (const SceneWalk::ObjectRef ref = w_.object(in.object); ref.object)
+      label = fmt::format("{}_{}_{}", ref.kind->empty() ? "object" : *ref.kind, ref.object->index, m.name);
     for (char& c : label)
       if (std::isspace(static_cast<unsigned char>(c))) c = '_';
     put("o {}\n", label);
@@ -197,15 +210,16 @@ class ObjWriter {
   std::vector<std::uint8_t> mtl() {
     std::string text = "# sceneria export: materials\n";
     std::map<std::uint32_t, std::string> images;  // texture id -> its PNG beside the output
-    for (std::uint32_t id = 0; id < s_.materials.size(); ++id) {
+    const scene::Scene& s = w_.world();
+    for (std::uint32_t id = 0; id < used_.size(); ++id) {
       if (!used_[id]) continue;
-      const scene::Material& m = s_.materials[id];
+      const scene::Material& m = s.materials[id];
       const auto channel = [&](int shift) { return ((m.color >> shift) & 0xFF) / 255.0; };
       text += fmt::format("\nnewmtl {}\nKa 0 0 0\nKd {:.4g} {:.4g} {:.4g}\nKs 0 0 0\nd {:.4g}\nillum 1\n", material_name(id), channel(0), channel(8),
                           channel(16), channel(24));
-      if (o_.textures && m.texture < s_.textures.size()) {
+      if (o_.textures && m.texture < s.textures.size()) {
         if (!images.count(m.texture)) {
-          const scene::Texture& t = s_.textures[m.texture];
+          const scene::Texture& t = s.textures[m.texture];
           auto file = png(texture_rgba(t), t.width, t.height);
           std::string name;
           if (!file.empty()) {
@@ -220,9 +234,10 @@ class ObjWriter {
     return {text.begin(), text.end()};
   }
 
-  const scene::Scene& s_;
+  SceneWalk& w_;
   const Options& o_;
   const Target& t_;
+  ByteSink& sink_;
   glm::dvec3 offset_{0.0};
   fmt::memory_buffer out_;
   std::vector<bool> used_;
@@ -231,8 +246,21 @@ class ObjWriter {
 
 }  // namespace
 
+Error obj(const Source& source, const Options& options, const Target& target, ByteSink& sink) {
+  auto pieces = source.pieces();
+  SceneWalk walk(*pieces, options, source.assets);
+  if (Error e = walk.start()) return e;
+  if (Error e = ObjWriter(walk, options, target, sink).write()) return e;
+  if (target.progress) target.progress(1.0);
+  return {};
+}
+
 Result<std::vector<std::uint8_t>> obj(const scene::Scene& scene, const Options& options, const Target& target) {
-  return ObjWriter(scene, options, target).build();
+  std::vector<std::uint8_t> out;
+  VectorByteSink sink(out);
+  const Source source{[&scene] { return std::make_unique<scene::OnePiece>(scene); }, nullptr};
+  if (Error e = obj(source, options, target, sink)) return e;
+  return out;
 }
 
 }  // namespace sceneria::exports

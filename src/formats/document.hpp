@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "io/byte_sink.hpp"
+#include "scene/pieces.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria {
@@ -60,6 +61,9 @@ class Document {
   virtual nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const = 0;
   // What to draw; object kinds are list ids. A format with nothing to draw returns an empty scene.
   virtual Result<scene::Scene> scene() const = 0;
+  // The same scene in pieces (scene::Pieces), each let go when the next comes: what exports take,
+  // so that memory holds one piece of a big scene at a time. By default scene() is the one piece.
+  virtual std::unique_ptr<scene::Pieces> scene_pieces() const;
   // A document opened in stages (OpenOptions::staged; a scenery: its infrastructure first) has
   // more to load after its first view. Each call gives the next piece of the scene, nearest
   // `camera` first, as a delta continuing the scene the viewer holds (scene() as it was when

@@ -40,6 +40,25 @@ Error with_file(Error e, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// scene() whole as the one piece; fields from the document's records.
+class WholeScene final : public scene::Pieces {
+ public:
+  explicit WholeScene(const Document& document) : document_(document) {}
+  Result<scene::Scene> base() override { return document_.scene(); }
+  nlohmann::ordered_json fields(const scene::Object& object, const std::string& kind) override {
+    return document_.record(kind, object.index);
+  }
+
+ private:
+  const Document& document_;
+};
+
+}  // namespace
+
+std::unique_ptr<scene::Pieces> Document::scene_pieces() const { return std::make_unique<WholeScene>(*this); }
+
 nlohmann::ordered_json lists_json(const Document& document) {
   auto out = nlohmann::ordered_json::array();
   for (const auto& l : document.lists()) {

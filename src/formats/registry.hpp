@@ -68,6 +68,9 @@ struct WriteOptions {
   // Where those files go; nullptr: the writer keeps everything in its one output where its
   // format can (a .gltf's buffer and images as data: URIs), else leaves them out (an OBJ's .mtl).
   std::vector<exports::File>* sidecars = nullptr;
+  // Where a streaming writer's big file beside its output (a .gltf's .bin) is written as it is
+  // made (the CLI: a file beside the output); unset: into `sidecars`.
+  std::function<Result<std::unique_ptr<ByteSink>>(const std::string& name)> sidecar_sink = {};
   // Scene exports: where the scene's models (Mesh::files of proxies) and their textures are
   // read from, each replacing its proxy box; nullptr: proxies stay boxes.
   AssetResolver* assets = nullptr;

@@ -109,15 +109,24 @@ std::uint32_t adopt_looks(Scene& scene, Scene& delta) {
   return material_base;
 }
 
-Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
-  if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
-    return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
-  if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
+Result<std::uint32_t> adopt_meshes(Scene& scene, Scene& delta) {
+  if (delta.mesh_base != scene.meshes.size()) return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh ids"};
   const std::uint32_t material_base = adopt_looks(scene, delta);
   for (Mesh& m : delta.meshes) {
     for (Part& p : m.parts) p.material += material_base;
     scene.meshes.push_back(std::move(m));
   }
+  delta.meshes.clear();
+  for (Section& s : delta.sections)
+    for (Batch& b : s.batches) b.material += material_base;
+  return material_base;
+}
+
+Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
+  if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
+    return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
+  if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
+  if (auto adopted = adopt_meshes(scene, delta); !adopted) return adopted.error();
   for (const Object& o : delta.objects) scene.objects.push_back(o);
   Section& incoming = delta.sections.front();
   std::size_t index = scene.sections.size();
@@ -133,10 +142,7 @@ Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
   Section& target = scene.sections[index];
   target.instances.resize(target.static_instances);  // a section streams in whole, never twice
   target.instances.insert(target.instances.end(), incoming.instances.begin(), incoming.instances.end());
-  for (Batch& b : incoming.batches) {
-    b.material += material_base;
-    target.batches.push_back(std::move(b));
-  }
+  for (Batch& b : incoming.batches) target.batches.push_back(std::move(b));
   scene.update_bounds(target);
   scene.bounds_min = glm::min(scene.bounds_min, target.origin + glm::dvec3(target.bounds_min));
   scene.bounds_max = glm::max(scene.bounds_max, target.origin + glm::dvec3(target.bounds_max));

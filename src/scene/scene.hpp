@@ -195,6 +195,11 @@ Result<std::vector<std::uint32_t>> replace_meshes(Scene& scene, Scene&& delta);
 // material is one part (one draw). The result is a delta replacing `replaced`: that mesh, the
 // materials and the textures it uses. Empty meshes come out as a mesh with no parts.
 Scene single_mesh(const Scene& model, std::uint32_t replaced, std::string name);
+// A delta's meshes and their looks moved into the scene, which takes nothing else of it (an
+// export keeps the meshes and writes each section once): the delta's instances' mesh ids now
+// name them there, and its batches' materials are renumbered in place. The delta must continue
+// the scene's mesh ids. Returns the id the delta's material 0 now has.
+Result<std::uint32_t> adopt_meshes(Scene& scene, Scene& delta);
 // A delta's textures and materials moved into the scene under new ids (its materials' texture
 // ids renumbered with them); returns the id the delta's material 0 now has.
 std::uint32_t adopt_looks(Scene& scene, Scene& delta);

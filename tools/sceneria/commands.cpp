@@ -264,6 +264,13 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   options.losses = &losses;
   options.name = fs::path(out_path).filename().string();
   options.sidecars = &sidecars;
+  const fs::path folder = fs::path(out_path).parent_path();
+  // The big file beside the output (a .gltf's .bin) is written as it is made.
+  options.sidecar_sink = [folder](const std::string& name) -> Result<std::unique_ptr<ByteSink>> {
+    auto sink = FileByteSink::create((folder / name).string());
+    if (!sink) return sink.error();
+    return std::unique_ptr<ByteSink>(std::move(sink).value());
+  };
   options.assets = resolver.get();
   if (bar) options.progress = [bar](double done) { (*bar)(done); };
   // A streaming writer writes the file as it goes; the others give bytes, written here.
@@ -288,10 +295,9 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   if (bar) (*bar)(1.0);
   // In a batch, a warning names its file; alone, the file is the one asked for.
   for (const auto& loss : losses) err << "warning: " << (bar ? "" : in_path + ": ") << loss << '\n';
+  for (const exports::File& f : sidecars)
+    if (!write_bytes((folder / f.name).string(), f.bytes, err)) return 1;
   if (!writer->stream) {
-    const fs::path folder = fs::path(out_path).parent_path();
-    for (const exports::File& f : sidecars)
-      if (!write_bytes((folder / f.name).string(), f.bytes, err)) return 1;
     if (!write_bytes(out_path, bytes, err)) return 1;
     bytes = {};
   }

@@ -253,7 +253,10 @@ ojson RecordBrowser::search(std::string_view kind, std::string_view query, std::
 ojson pack_model_record(const Module& module, const PackSection& s, const PidxEntry* entry, std::size_t index) {
   const auto expanded = expand_section(s, module.prototypes());
   if (index >= expanded.size()) return nullptr;
-  const ExpandedModel& e = expanded[index];
+  return expanded_model_record(module, s, entry, expanded[index]);
+}
+
+ojson expanded_model_record(const Module& module, const PackSection& s, const PidxEntry* entry, const ExpandedModel& e) {
   ojson j;
   j["name"] = text_of(module, e.name);
   j["file"] = text_of(module, e.file);

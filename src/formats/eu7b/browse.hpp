@@ -11,6 +11,7 @@
 
 #include "formats/document.hpp"
 #include "formats/eu7b/eu7b.hpp"
+#include "formats/eu7b/pack.hpp"
 
 namespace sceneria::eu7b {
 
@@ -23,6 +24,9 @@ struct RecordKind {
 // One PACK model (prototype expanded) of a decoded section, every field for the inspector.
 nlohmann::ordered_json pack_model_record(const Module& module, const PackSection& section, const PidxEntry* entry,
                                          std::size_t index_in_section);
+// The same for a model of the section already expanded (expand_section), for a whole section's.
+nlohmann::ordered_json expanded_model_record(const Module& module, const PackSection& section, const PidxEntry* entry,
+                                             const ExpandedModel& model);
 
 class RecordBrowser {
  public:

@@ -52,12 +52,97 @@ std::vector<std::string> header_model_files(const Module& m, bool with_pack) {
 
 namespace {
 
+// The module's scene for an export: everything but PACK first (SceneBuilder::build(false)), then
+// one delta per PACK section, decoded as it is reached and let go with the next (the viewer's
+// streaming steps), so a module of millions of models is never held decoded. A PACK model's
+// fields come from its section's models expanded once, the other records from the module.
+class Eu7bPieces final : public scene::Pieces {
+ public:
+  explicit Eu7bPieces(const Module& module)
+      : module_(module), builder_(module), browser_(module, RecordBrowser::Live{}), cursor_(module, prefix_, problems_) {}
+
+  Result<scene::Scene> base() override { return builder_.build(false); }
+  std::vector<std::pair<glm::dvec3, glm::dvec3>> later_bounds() const override {
+    std::vector<std::pair<glm::dvec3, glm::dvec3>> out;
+    std::uint64_t last = UINT64_MAX;
+    for (const PidxEntry* e : cursor_.entries()) {
+      if (e->pack_offset == last) continue;  // entries sharing a section
+      last = e->pack_offset;
+      out.push_back(cell_of(*e));
+    }
+    return out;
+  }
+  void only(std::function<bool(const std::pair<glm::dvec3, glm::dvec3>&)> wanted) override { wanted_ = std::move(wanted); }
+  Result<std::optional<scene::Scene>> next() override {
+    const PackChunk* pack = module_.pack();
+    for (;;) {
+      first_ += models_.size();
+      models_.clear();
+      if (pack && pack->decoded) {
+        if (decoded_next_ >= pack->sections.size()) return std::optional<scene::Scene>();
+        current_ = &pack->sections[decoded_next_++];
+        const auto& entries = cursor_.entries();  // sorted by offset
+        const auto it = std::lower_bound(entries.begin(), entries.end(), current_->offset,
+                                         [](const PidxEntry* e, std::uint64_t offset) { return e->pack_offset < offset; });
+        entry_ = it != entries.end() && (*it)->pack_offset == current_->offset ? *it : nullptr;
+        if (entry_ && !wanted(*entry_)) {
+          first_ += expand_section(*current_, module_.prototypes()).size();
+          continue;
+        }
+      } else {
+        // A section out of the export's way is passed by undecoded; its models keep their numbers.
+        if (const PidxEntry* next = cursor_.upcoming(); next && !wanted(*next)) {
+          cursor_.skip();
+          first_ += next->model_count;
+          continue;
+        }
+        auto section = cursor_.next();
+        if (!section) return section.error();
+        if (!*section) return std::optional<scene::Scene>();
+        section_ = std::move(**section);
+        current_ = &section_;
+        entry_ = cursor_.entry();
+      }
+      models_ = expand_section(*current_, module_.prototypes());
+      return std::optional<scene::Scene>(builder_.pack_section(*current_, first_));
+    }
+  }
+  ojson fields(const scene::Object& object, const std::string& kind) override {
+    if (kind != "pack_models") return browser_.record(kind, object.index);
+    if (!current_ || object.index < first_ || object.index - first_ >= models_.size()) return nullptr;
+    return expanded_model_record(module_, *current_, entry_, models_[static_cast<std::size_t>(object.index - first_)]);
+  }
+
+ private:
+  const Module& module_;
+  SceneBuilder builder_;
+  RecordBrowser browser_;
+  std::vector<std::uint8_t> prefix_;
+  std::vector<Problem> problems_;
+  PackCursor cursor_;
+  PackSection section_;                     // decoded here (PACK kept encoded)
+  std::size_t decoded_next_ = 0;            // or the next of PackChunk::sections
+  const PackSection* current_ = nullptr;    // the latest piece's section
+  const PidxEntry* entry_ = nullptr;        // and its PIDX entry
+  std::vector<ExpandedModel> models_;  // current_'s
+  std::uint64_t first_ = 0;            // its first model in the pack_models list
+  std::function<bool(const std::pair<glm::dvec3, glm::dvec3>&)> wanted_;
+
+  // The section's 1 km cell on the ground: its models lie in it (the writers put them there).
+  static std::pair<glm::dvec3, glm::dvec3> cell_of(const PidxEntry& e) {
+    const glm::dvec3 lo = kSectionGrid.origin(e.row, e.col);
+    return {lo, lo + glm::dvec3(kSectionGrid.cell, 0.0, kSectionGrid.cell)};
+  }
+  bool wanted(const PidxEntry& e) const { return !wanted_ || wanted_(cell_of(e)); }
+};
+
 class Eu7bDocument final : public Document {
  public:
   // A module whose PACK is loaded but not decoded (opened for a conversion) is decoded the first
   // time something needs its records; writing it as EU7B or JSON never does.
-  Eu7bDocument(Module module, std::string name, std::vector<std::string> missing)
-      : name_(std::move(name)), missing_(std::move(missing)) {
+  // `threads`: what the opener allowed (OpenOptions::threads), for dumping it.
+  Eu7bDocument(Module module, std::string name, std::vector<std::string> missing, unsigned threads)
+      : name_(std::move(name)), missing_(std::move(missing)), threads_(threads) {
     const PackChunk* pack = module.pack();
     if (pack && !pack->decoded) pending_ = std::move(module);
     else browser_ = std::make_unique<RecordBrowser>(std::move(module));
@@ -82,10 +167,13 @@ class Eu7bDocument final : public Document {
   }
   ojson record(std::string_view list, std::uint64_t index) const override { return browser().record(list, index); }
   Result<scene::Scene> scene() const override { return to_scene(module()); }
+  // A module opened decoded has its sections at hand; one opened for a conversion keeps PACK
+  // encoded and they are decoded one at a time.
+  std::unique_ptr<scene::Pieces> scene_pieces() const override { return std::make_unique<Eu7bPieces>(stored()); }
   std::vector<Warning> warnings() const override { return as_warnings(module().problems); }
   std::vector<Warning> validate() const override { return as_warnings(eu7b::validate(module())); }
   std::vector<std::string> missing_assets() const override { return missing_; }
-  Error dump_to(ByteSink& sink, int indent) const override { return write_module_json(stored(), sink, indent); }
+  Error dump_to(ByteSink& sink, int indent) const override { return write_module_json(stored(), sink, indent, threads_); }
 
  private:
   const RecordBrowser& browser() const {
@@ -106,6 +194,7 @@ class Eu7bDocument final : public Document {
   mutable std::unique_ptr<RecordBrowser> browser_;
   std::string name_;
   std::vector<std::string> missing_;
+  unsigned threads_;
 };
 
 // docs/eu7b-json.md: the document starts with {"format": "eu7b", ...}.
@@ -115,8 +204,8 @@ bool probe_any(std::span<const std::uint8_t> head, std::string_view name) {
   return probe(head) || looks_like_json_form(head, name);
 }
 
-Result<Module> read_json_form(ByteSource& source, bool decode) {
-  auto m = read_module_json(source);
+Result<Module> read_json_form(ByteSource& source, bool decode, unsigned threads) {
+  auto m = read_module_json(source, kJsonTreeLimit, threads);
   if (!m) return m.error();
   if (decode && m->pack() && !m->pack()->decoded) {
     if (Error e = decode_pack(*m)) return e;
@@ -129,7 +218,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   if (Error e = source.read(0, head)) return e;
   // For a conversion PACK stays encoded until something needs its records (Eu7bDocument).
   auto module = looks_like_json_form(head, source.name())
-                    ? read_json_form(source, !options.deferred)
+                    ? read_json_form(source, !options.deferred, options.threads)
                     : read_module(source, {.load_pack = true, .decode_pack = !options.deferred, .threads = options.threads});
   if (!module) return module.error();
   std::vector<std::string> missing;
@@ -137,7 +226,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
     for (const std::string& file : header_model_files(*module, true)) options.assets->exists_any(model_candidates(file), file);
     missing = options.assets->missing();
   }
-  return std::unique_ptr<Document>(new Eu7bDocument(std::move(module).value(), source.name(), std::move(missing)));
+  return std::unique_ptr<Document>(new Eu7bDocument(std::move(module).value(), source.name(), std::move(missing), options.threads));
 }
 
 std::unique_ptr<stream::RemoteDocument> open_remote(std::uint64_t size, std::string name) {
@@ -190,7 +279,7 @@ Error stream_json(const Document& document, const WriteOptions& options, ByteSin
   Module storage;
   auto m = converted(document, options, storage);
   if (!m) return m.error();
-  if (Error e = write_module_json(**m, sink)) return e;
+  if (Error e = write_module_json(**m, sink, -1, options.threads)) return e;
   return sink.put(std::string_view("\n"));
 }
 

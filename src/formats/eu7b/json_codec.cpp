@@ -1,5 +1,6 @@
 #include "formats/eu7b/json_codec.hpp"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/ordered_work.hpp"
 #include "core/text.hpp"
 #include "formats/eu7b/fields.hpp"
 #include "formats/eu7b/json_archive.hpp"
@@ -200,7 +202,7 @@ void section_text(JsonText& t, PackSection& s) {
 
 }  // namespace
 
-Error write_module_json(const Module& module_in, ByteSink& sink, int indent) {
+Error write_module_json(const Module& module_in, ByteSink& sink, int indent, unsigned threads) {
   Module& module = const_cast<Module&>(module_in);  // the JSON writer only reads
   JsonText t(sink, indent);
   t.open_object();
@@ -225,31 +227,45 @@ Error write_module_json(const Module& module_in, ByteSink& sink, int indent) {
     } else if (auto* pack = std::get_if<PackChunk>(&c.data)) {
       if (!pack->decoded && !pack->loaded)
         return Error{Errc::bad_value, c.offset, "PACK must be loaded to write JSON (read with load_pack)"};
-      if (pack->decoded) {
-        if (!pack->prefix.empty()) hex_text(t, "prefix_hex", pack->prefix);
+      // Sections are written as text side by side (each at the depth it takes in the document)
+      // and joined in order; a few at a time, so memory holds a few sections' text, not the dump.
+      std::size_t depth = 0;
+      OrderedWork<std::string> pieces(threads, 2 * std::size_t{threads} + 2, [&](std::string&& text) {
+        t.rendered(text);
+        return !t.error();
+      });
+      const auto piece = [indent, &depth](PackSection& s) {
+        StringByteSink out;
+        JsonText text(out, indent, depth);
+        section_text(text, s);
+        text.flush();
+        return std::move(out.text);
+      };
+      auto start = [&](const std::vector<std::uint8_t>& prefix) {
+        if (!prefix.empty()) hex_text(t, "prefix_hex", prefix);
         t.key("sections");
         t.open_array();
-        for (PackSection& s : pack->sections) section_text(t, s);
+        depth = t.depth();
+      };
+      if (pack->decoded) {
+        start(pack->prefix);
+        for (PackSection& s : pack->sections) pieces.submit([&piece, &s] { return piece(s); });
       } else {
-        // Decoded one at a time and let go: the dump never holds more than one section's records.
+        // Decoded one at a time and let go: the dump holds a few sections' records at most.
         std::vector<std::uint8_t> prefix;
         std::vector<Problem> problems;
         bool started = false;
-        auto start = [&] {
-          if (started) return;
-          started = true;
-          if (!prefix.empty()) hex_text(t, "prefix_hex", prefix);
-          t.key("sections");
-          t.open_array();
-        };
         if (Error e = for_each_section(module, prefix, problems, [&](PackSection&& s) {
-              start();
-              section_text(t, s);
+              if (!started) start(prefix), started = true;
+              auto owned = std::make_shared<PackSection>(std::move(s));
+              pieces.submit([&piece, owned] { return piece(*owned); });
               return t.error();
             }))
           return e;
-        start();
+        if (!started) start(prefix);
       }
+      pieces.finish();
+      if (t.error()) return t.error();
       t.close();
     } else {
       JsonTextOut a(t);
@@ -313,6 +329,7 @@ Result<Module> module_from_json(const njson& j) {
         section_body(a, s);
         if (!a.ok()) return a.error();
         if (s.format == SectionFormat::flat) s.solo_count = static_cast<std::uint32_t>(s.solo.models.size());
+        if (const std::string problem = section_counts_problem(s); !problem.empty()) return bad(spath + ".chunks: " + problem);
         if (sj.contains("trailing_hex") && !hex_bytes(sj["trailing_hex"], s.trailing)) return bad(spath + ".trailing_hex: bad hex");
         pack->sections.push_back(std::move(s));
       }
@@ -338,26 +355,17 @@ Result<Module> module_from_json(const njson& j) {
 
 namespace {
 
-// The document as RapidJSON streams it: the members of the document, of each chunk and of each
-// PACK section are kept as small tapes (TapeIn reads them when they close), while the long lists
-// (strings, records, sections, a section's models) are decoded an item at a time. Each PACK
-// section is encoded to its bytes as soon as it closes, so the module is never held decoded.
-// Items need what their container says first ("id", a section's "format", "prefix_hex", and
-// "version" and "strings" before "chunks"), as sceneria writes them; a document in another
-// order sets `out_of_order` and the caller reads it as a tree instead.
-class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, StreamReader> {
+// RapidJSON's events as tape tokens: the handlers below say what to do with each (Derived's
+// scalar, text, key, start, end).
+template <class Derived>
+class TapeEvents : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Derived> {
  public:
-  Module module;
-  Error error;
-  bool out_of_order = false;
-  std::uint64_t pack_reserve = 0;
-
-  bool Null() { return scalar(TapeToken{}); }
+  bool Null() { return self().scalar(TapeToken{}); }
   bool Bool(bool b) {
     TapeToken t;
     t.kind = TapeToken::boolean;
     t.flag = b;
-    return scalar(t);
+    return self().scalar(t);
   }
   bool Int(int i) { return Int64(i); }
   bool Uint(unsigned u) { return Uint64(u); }
@@ -366,88 +374,316 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
     TapeToken t;
     t.kind = TapeToken::signed_int;
     t.i = i;
-    return scalar(t);
+    return self().scalar(t);
   }
   bool Uint64(std::uint64_t u) {
     TapeToken t;
     t.kind = TapeToken::unsigned_int;
     t.u = u;
-    return scalar(t);
+    return self().scalar(t);
   }
   bool Double(double d) {
     TapeToken t;
     t.kind = TapeToken::real;
     t.d = d;
-    return scalar(t);
+    return self().scalar(t);
   }
-  bool String(const char* s, rapidjson::SizeType n, bool) { return text(std::string_view(s, n)); }
-  bool Key(const char* s, rapidjson::SizeType n, bool) {
-    const std::string_view k(s, n);
+  bool String(const char* s, rapidjson::SizeType n, bool) { return self().text(std::string_view(s, n)); }
+  bool Key(const char* s, rapidjson::SizeType n, bool) { return self().key(std::string_view(s, n)); }
+  bool StartObject() { return self().start(TapeToken::object); }
+  bool StartArray() { return self().start(TapeToken::array); }
+  bool EndObject(rapidjson::SizeType) { return self().end(); }
+  bool EndArray(rapidjson::SizeType) { return self().end(); }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+Error bad(std::string message) { return Error{Errc::bad_value, 0, std::move(message)}; }
+Error not_json(std::size_t at, rapidjson::ParseErrorCode code) {
+  return Error{Errc::bad_value, at, fmt::format("not valid JSON at byte {}: {}", at, rapidjson::GetParseError_En(code))};
+}
+constexpr const char* kSectionFormatExpected = ".format: expected \"flat\" or \"1\"…\"6\"";
+
+// One PACK section read and encoded, or why not.
+struct SectionPiece {
+  std::uint64_t offset = 0;  // as read (PIDX entries name sections by it)
+  std::vector<std::uint8_t> bytes;
+  Error error;
+  bool out_of_order = false;
+};
+
+// One PACK section object: its own members on a tape (TapeIn reads them when it closes), its
+// models an item at a time, then the section encoded to its bytes. Its "format" must come before
+// its "solo" and "inst".
+class SectionReader : public TapeEvents<SectionReader> {
+ public:
+  explicit SectionReader(std::string path) : path_(std::move(path)) {}
+  SectionPiece piece;
+
+  bool scalar(const TapeToken& t) {
     switch (top()) {
-      case Ctx::doc:
-      case Ctx::chunk:
-      case Ctx::section: key_.assign(k); return true;
-      case Ctx::capture: tape().text_value(TapeToken::key, k); return true;
-      default: return true;  // skip
+      case Ctx::models: unit_.clear(); unit_.value(t); return model_done();
+      case Ctx::section: member_key(); section_tape_.value(t); return true;
+      case Ctx::capture: tape().value(t); return true;
+      default: return stop(bad(path_ + kSectionFormatExpected));
     }
   }
-  bool StartObject() { return start(TapeToken::object); }
-  bool StartArray() { return start(TapeToken::array); }
-  bool EndObject(rapidjson::SizeType) { return end(); }
-  bool EndArray(rapidjson::SizeType) { return end(); }
-
-  // After a successful parse: the checks only the whole document allows.
-  Error finish() {
-    if (!in_doc_seen_) return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
-    if (!chunks_seen_) return bad("\"chunks\" must be an array");
-    if (strings_used_ != module.strings.size())
-      return bad(fmt::format("STRS chunks hold {} strings but \"strings\" has {}", strings_used_, module.strings.size()));
-    // PIDX names sections by their offset in the PACK as read; they now lie where they were encoded.
-    for (Chunk& c : module.chunks)
-      if (auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data))
-        for (PidxEntry& e : *pidx)
-          if (auto it = new_offset_.find(e.pack_offset); it != new_offset_.end()) e.pack_offset = it->second;
-    return {};
+  bool text(std::string_view s) {
+    switch (top()) {
+      case Ctx::models: unit_.clear(); unit_.text_value(TapeToken::string, s); return model_done();
+      case Ctx::section:
+        if (key_ == "format") {
+          if (!parse_section_format(s, section_.format)) return stop(bad(path_ + kSectionFormatExpected));
+          has_format_ = true;
+        }
+        member_key();
+        section_tape_.text_value(TapeToken::string, s);
+        return true;
+      case Ctx::capture: tape().text_value(TapeToken::string, s); return true;
+      default: return stop(bad(path_ + kSectionFormatExpected));
+    }
+  }
+  bool key(std::string_view k) {
+    if (top() == Ctx::section) key_.assign(k);
+    else if (top() == Ctx::capture) tape().text_value(TapeToken::key, k);
+    return true;
+  }
+  bool start(TapeToken::Kind kind) {
+    const bool array = kind == TapeToken::array;
+    if (stack_.empty()) {
+      if (array || started_) return stop(bad(path_ + ": expected an object"));
+      started_ = true;
+      section_tape_.begin(TapeToken::object);
+      stack_.push_back({Ctx::section, &section_tape_});
+      return true;
+    }
+    switch (top()) {
+      case Ctx::section:
+        member_key();
+        if (array && (key_ == "solo" || key_ == "inst")) {
+          if (!has_format_) {
+            piece.out_of_order = true;
+            return stop(bad(path_ + ".format comes after its " + key_ +
+                            " (sceneria writes it first; a document in another order is read whole)"));
+          }
+          inst_ = key_ == "inst";
+          model_index_ = 0;
+          list_path_ = path_ + "." + key_;
+          section_tape_.value(streamed_token());
+          stack_.push_back({Ctx::models, nullptr});
+          return true;
+        }
+        section_tape_.begin(kind);
+        stack_.push_back({Ctx::capture, &section_tape_});
+        return true;
+      case Ctx::models:
+        unit_.clear();
+        unit_.begin(kind);
+        stack_.push_back({Ctx::capture, &unit_});
+        return true;
+      case Ctx::capture:
+        tape().begin(kind);
+        stack_.push_back({Ctx::capture, stack_.back().tape});
+        return true;
+      case Ctx::done: break;
+    }
+    return stop(bad(path_ + ": expected one object"));
+  }
+  bool end() {
+    const Level level = stack_.back();
+    stack_.pop_back();
+    if (level.ctx == Ctx::section) {
+      section_tape_.end();
+      return section_done();
+    }
+    if (level.ctx == Ctx::capture) {
+      level.tape->end();
+      if (level.tape == &unit_ && level.tape->depth() == 0 && top() == Ctx::models) return model_done();
+    }
+    return true;
   }
 
  private:
-  enum class Ctx : std::uint8_t { doc, skip, strings, chunks, chunk, records, sections, section, models, capture };
+  enum class Ctx : std::uint8_t { done, section, models, capture };
   struct Level {
     Ctx ctx;
     Tape* tape;  // capture: where tokens go
   };
-  Ctx top() const { return stack_.empty() ? Ctx::skip : stack_.back().ctx; }
+  Ctx top() const { return stack_.empty() ? Ctx::done : stack_.back().ctx; }
   Tape& tape() { return *stack_.back().tape; }
-  Error bad(std::string message) { return Error{Errc::bad_value, 0, std::move(message)}; }
   bool stop(Error e) {
-    if (!error) error = std::move(e);
+    if (!piece.error) piece.error = std::move(e);
     return false;
   }
-  bool reorder(std::string what) {
-    out_of_order = true;
-    return stop(bad(what + " (sceneria writes it first; a document in another order is read whole)"));
-  }
-  std::string chunk_path() const { return fmt::format("chunks[{}]", chunk_index_); }
-  std::string section_path() const { return fmt::format("{}.sections[{}]", chunk_path(), section_index_); }
-
+  void member_key() { section_tape_.text_value(TapeToken::key, key_); }
   static TapeToken streamed_token() {
     TapeToken t;
     t.kind = TapeToken::streamed;
     return t;
   }
 
+  bool model_done() {
+    if (inst_ && section_.format == SectionFormat::flat) return true;  // a flat section has no inst list
+    TapeIn a(unit_, list_path_, model_index_++);
+    const bool v13 = section_.format == SectionFormat::v13;
+    if (inst_) {
+      Instance& i = section_.inst.emplace_back();
+      a.object("", [&] { fields(a, i, v13); });
+    } else {
+      Model& m = section_.solo.models.emplace_back();
+      a.object("", [&] { fields(a, m, section_.solo, v13); });
+    }
+    return a.ok() || stop(a.error());
+  }
+
+  bool section_done() {
+    if (!has_format_) return stop(bad(path_ + kSectionFormatExpected));
+    TapeIn a(section_tape_, path_, 0, true);
+    section_body(a, section_);
+    if (!a.ok()) return stop(a.error());
+    if (section_.format == SectionFormat::flat) section_.solo_count = static_cast<std::uint32_t>(section_.solo.models.size());
+    if (const std::string problem = section_counts_problem(section_); !problem.empty()) return stop(bad(path_ + ".chunks: " + problem));
+    if (const TapeToken* t = a.member("trailing_hex")) {
+      std::string bytes;
+      if (t->kind != TapeToken::string || !from_hex(a.text(*t), bytes)) return stop(bad(path_ + ".trailing_hex: bad hex"));
+      section_.trailing.assign(bytes.begin(), bytes.end());
+    }
+    piece.offset = section_.offset;
+    piece.bytes = encode_section(section_);
+    return true;
+  }
+
+  std::string path_, key_, list_path_;
+  std::vector<Level> stack_;
+  Tape unit_, section_tape_;
+  PackSection section_;
+  bool started_ = false, has_format_ = false, inst_ = false;
+  std::uint64_t model_index_ = 0;
+};
+
+// A section's text cut out of the document, then the rest of the document: a section too big to
+// cut out whole is read by RapidJSON from here, its head from the copy, its tail from the input.
+class ChainStream {
+ public:
+  using Ch = char;
+  ChainStream(std::string_view head, std::size_t head_at, SourceStream& rest) : head_(head), head_at_(head_at), rest_(rest) {}
+  Ch Peek() const { return at_ < head_.size() ? head_[at_] : rest_.Peek(); }
+  Ch Take() { return at_ < head_.size() ? head_[at_++] : rest_.Take(); }
+  std::size_t Tell() const { return at_ < head_.size() ? at_ : rest_.Tell() - head_at_; }  // from the head's start
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  std::size_t PutEnd(Ch*) { return 0; }
+
+ private:
+  std::string_view head_;
+  std::size_t head_at_, at_ = 0;
+  SourceStream& rest_;
+};
+
+// Reads one section from `stream` (its text or the chain above); `at`: where it starts in the
+// document, for messages.
+template <class Stream>
+SectionPiece read_section(Stream& stream, std::string path, std::size_t at) {
+  SectionReader handler(std::move(path));
+  rapidjson::Reader reader;
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseStopWhenDoneFlag;
+  const rapidjson::ParseResult parsed = reader.Parse<kFlags>(stream, handler);
+  if (!parsed && !handler.piece.error) handler.piece.error = not_json(at + parsed.Offset(), parsed.Code());
+  return std::move(handler.piece);
+}
+
+// Where an object that starts at '{' ends: fed the text in pieces, it tells how much of each
+// belongs to the object (brackets counted outside strings; RapidJSON checks the rest). It runs
+// on the reading thread for the whole PACK while the others parse, so it steps over eight
+// characters at a time where none is a quote, a backslash or a bracket (twice the speed of a
+// character loop in WebAssembly).
+class ObjectEnd {
+ public:
+  // How many characters of `s` are the object's; `closed` once its last '}' is among them.
+  std::size_t feed(std::string_view s, bool& closed) {
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    while (p < end) {
+      if (escaped_) {
+        escaped_ = false, ++p;
+        continue;
+      }
+      p = next_special(p, end);
+      if (p == end) break;
+      const char c = *p++;
+      if (in_string_) {
+        if (c == '"') in_string_ = false;
+        else if (c == '\\') escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = true;
+      } else if (c == '{' || c == '[') {
+        ++depth_;
+      } else if (c == '}' || c == ']') {
+        if (--depth_ == 0) {
+          closed = true;
+          return static_cast<std::size_t>(p - s.data());
+        }
+      }
+    }
+    return s.size();
+  }
+
+ private:
+  static constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  // The high bit of each byte that is zero; exact for the lowest such byte, which is all we use.
+  static std::uint64_t zero_bytes(std::uint64_t v) { return (v - kOnes) & ~v & kHighs; }
+  // The first '"', '\\', '{', '}', '[' or ']' from p ('[' and ']' are '{' and '}' less 0x20).
+  static const char* next_special(const char* p, const char* end) {
+    for (; end - p >= 8; p += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      const std::uint64_t folded = w | (kOnes * 0x20);
+      const std::uint64_t hits = zero_bytes(w ^ (kOnes * '"')) | zero_bytes(w ^ (kOnes * '\\')) |
+                                 zero_bytes(folded ^ (kOnes * '{')) | zero_bytes(folded ^ (kOnes * '}'));
+      if (hits) return p + (std::countr_zero(hits) >> 3);
+    }
+    for (; p < end; ++p)
+      if (*p == '"' || *p == '\\' || *p == '{' || *p == '}' || *p == '[' || *p == ']') return p;
+    return end;
+  }
+  std::int64_t depth_ = 0;
+  bool in_string_ = false, escaped_ = false;
+};
+
+// The document as RapidJSON streams it: the members of the document and of each chunk are kept
+// as small tapes (TapeIn reads them when they close), while the long lists (strings, records)
+// are decoded an item at a time. A PACK's sections are cut out of the text as they come and read
+// and encoded side by side (read_section), joined in order, so the module is never held decoded.
+// Items need what their container says first ("id", a section's "format", "prefix_hex", and
+// "version" and "strings" before "chunks"), as sceneria writes them; a document in another
+// order sets `out_of_order` and the caller reads it as a tree instead.
+class StreamReader : public TapeEvents<StreamReader> {
+ public:
+  StreamReader(SourceStream& stream, unsigned threads) : stream_(stream), threads_(threads) {}
+  Module module;
+  Error error;
+  bool out_of_order = false;
+  std::uint64_t pack_reserve = 0;
+
+  bool key(std::string_view k) {
+    switch (top()) {
+      case Ctx::doc:
+      case Ctx::chunk: key_.assign(k); return true;
+      case Ctx::capture: tape().text_value(TapeToken::key, k); return true;
+      default: return true;  // skip
+    }
+  }
   bool scalar(const TapeToken& t) {
     if (stack_.empty()) return stop(bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)"));
     switch (top()) {
       case Ctx::doc: return header(t);
       case Ctx::strings: unit_.clear(); unit_.value(t); return string_done();
       case Ctx::records: unit_.clear(); unit_.value(t); return record_done();
-      case Ctx::models: unit_.clear(); unit_.value(t); return model_done();
-      case Ctx::chunk:
-      case Ctx::section: member_key(); tape().value(t); return true;
+      case Ctx::chunk: member_key(); tape().value(t); return true;
       case Ctx::capture: tape().value(t); return true;
       case Ctx::chunks: return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
-      case Ctx::sections: return stop(bad(section_path() + ".format: expected \"flat\" or \"1\"…\"6\""));
       default: return true;
     }
   }
@@ -459,7 +695,6 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
         return true;
       case Ctx::strings: unit_.clear(); unit_.text_value(TapeToken::string, s); return string_done();
       case Ctx::records: unit_.clear(); unit_.text_value(TapeToken::string, s); return record_done();
-      case Ctx::models: unit_.clear(); unit_.text_value(TapeToken::string, s); return model_done();
       case Ctx::chunk:
         if (key_ == "id") {
           if (!parse_chunk_id(std::string(s), chunk_.id)) return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
@@ -476,58 +711,10 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
         member_key();
         tape().text_value(TapeToken::string, s);
         return true;
-      case Ctx::section:
-        if (key_ == "format" && !parse_section_format(s, section_.format))
-          return stop(bad(section_path() + ".format: expected \"flat\" or \"1\"…\"6\""));
-        if (key_ == "format") has_format_ = true;
-        member_key();
-        tape().text_value(TapeToken::string, s);
-        return true;
       case Ctx::capture: tape().text_value(TapeToken::string, s); return true;
       case Ctx::chunks: return stop(bad(chunk_path() + ".id: expected a 4-character chunk id"));
-      case Ctx::sections: return stop(bad(section_path() + ".format: expected \"flat\" or \"1\"…\"6\""));
       default: return true;
     }
-  }
-  // A member of a chunk or a section: its name goes on that object's tape before its value.
-  void member_key() { tape().text_value(TapeToken::key, key_); }
-  // A member list whose items are read one at a time: only a mark on the object's tape.
-  bool stream_member(Ctx list, const std::string& owner_path) {
-    member_key();
-    tape().value(streamed_token());
-    list_path_ = owner_path + "." + key_;
-    stack_.push_back({list, nullptr});
-    return true;
-  }
-  // Any other container member: kept whole on the object's tape.
-  bool capture_member(TapeToken::Kind kind) {
-    member_key();
-    Tape* object = stack_.back().tape;
-    object->begin(kind);
-    stack_.push_back({Ctx::capture, object});
-    return true;
-  }
-
-  bool header(const TapeToken& t) {
-    const bool whole = t.kind == TapeToken::unsigned_int;
-    if (key_ == "schema") {
-      schema_ = whole ? static_cast<std::int64_t>(t.u) : -1;
-    } else if (key_ == "version") {
-      version_ = whole ? t.u : 0;
-      has_version_ = whole;
-    }
-    return true;
-  }
-  Error check_header() {
-    if (format_ != "eu7b") return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
-    if (schema_ != kJsonSchemaVersion)
-      return bad(fmt::format("unsupported EU7B JSON schema (this build reads schema {})", kJsonSchemaVersion));
-    if (!has_version_) return bad("\"version\" missing");
-    if (version_ < kMinVersion || version_ > kMaxVersion)
-      return Error{Errc::unsupported_version, 0,
-                   fmt::format("EU7B version {} is not supported (supported: {}-{})", version_, kMinVersion, kMaxVersion)};
-    module.container.version = static_cast<std::uint32_t>(version_);
-    return {};
   }
 
   bool start(TapeToken::Kind kind) {
@@ -558,7 +745,6 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
       case Ctx::skip: stack_.push_back({Ctx::skip, nullptr}); return true;
       case Ctx::strings:
       case Ctx::records:
-      case Ctx::models:
         unit_.clear();
         unit_.begin(kind);
         stack_.push_back({Ctx::capture, &unit_});
@@ -577,37 +763,22 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
           if (!has_id_) return reorder(chunk_path() + ".id comes after its " + key_);
           const bool pack = std::holds_alternative<PackChunk>(chunk_.data);
           if (sections == pack) {
-            record_index_ = section_index_ = 0;
-            sections_seen_ = sections_seen_ || sections;
+            record_index_ = 0;
+            if (records) return stream_member(Ctx::records, chunk_path());
+            sections_seen_ = true;
             // A PACK's bytes are about a third of its JSON: reserved once rather than regrown.
-            if (sections) std::get<PackChunk>(chunk_.data).raw.reserve(static_cast<std::size_t>(pack_reserve));
-            return stream_member(records ? Ctx::records : Ctx::sections, chunk_path());
+            std::get<PackChunk>(chunk_.data).raw.reserve(static_cast<std::size_t>(pack_reserve));
+            return stream_member(Ctx::sections, chunk_path()) && read_sections();
           }
         }
         return capture_member(kind);
       }
-      case Ctx::sections:
-        if (array) return stop(bad(section_path() + ": expected an object"));
-        section_ = PackSection{};
-        has_format_ = false;
-        section_tape_.clear();
-        section_tape_.begin(TapeToken::object);
-        stack_.push_back({Ctx::section, &section_tape_});
-        return true;
-      case Ctx::section:
-        if (array && (key_ == "solo" || key_ == "inst")) {
-          if (!has_format_) return reorder(section_path() + ".format comes after its " + key_);
-          inst_ = key_ == "inst";
-          model_index_ = 0;
-          return stream_member(Ctx::models, section_path());
-        }
-        return capture_member(kind);
       case Ctx::capture:
         tape().begin(kind);
         stack_.push_back({Ctx::capture, stack_.back().tape});
         return true;
+      default: return true;
     }
-    return true;
   }
 
   bool end() {
@@ -620,13 +791,167 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
         switch (top()) {
           case Ctx::strings: return string_done();
           case Ctx::records: return record_done();
-          case Ctx::models: return model_done();
           default: return true;
         }
       case Ctx::chunk: chunk_tape_.end(); return chunk_done();
-      case Ctx::section: section_tape_.end(); return section_done();
       default: return true;
     }
+  }
+
+  // After a successful parse: the checks only the whole document allows.
+  Error finish() {
+    if (!in_doc_seen_) return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
+    if (!chunks_seen_) return bad("\"chunks\" must be an array");
+    if (strings_used_ != module.strings.size())
+      return bad(fmt::format("STRS chunks hold {} strings but \"strings\" has {}", strings_used_, module.strings.size()));
+    // PIDX names sections by their offset in the PACK as read; they now lie where they were encoded.
+    for (Chunk& c : module.chunks)
+      if (auto* pidx = std::get_if<std::vector<PidxEntry>>(&c.data))
+        for (PidxEntry& e : *pidx)
+          if (auto it = new_offset_.find(e.pack_offset); it != new_offset_.end()) e.pack_offset = it->second;
+    return {};
+  }
+
+ private:
+  enum class Ctx : std::uint8_t { doc, skip, strings, chunks, chunk, records, sections, capture };
+  struct Level {
+    Ctx ctx;
+    Tape* tape;  // capture: where tokens go
+  };
+  // A section's text bigger than this is not cut out but read as it comes, on this thread.
+  static constexpr std::size_t kPieceLimit = std::size_t{8} << 20;
+
+  Ctx top() const { return stack_.empty() ? Ctx::skip : stack_.back().ctx; }
+  Tape& tape() { return *stack_.back().tape; }
+  bool stop(Error e) {
+    if (!error) error = std::move(e);
+    return false;
+  }
+  bool reorder(std::string what) {
+    out_of_order = true;
+    return stop(bad(what + " (sceneria writes it first; a document in another order is read whole)"));
+  }
+  std::string chunk_path() const { return fmt::format("chunks[{}]", chunk_index_); }
+
+  static TapeToken streamed_token() {
+    TapeToken t;
+    t.kind = TapeToken::streamed;
+    return t;
+  }
+  // A member of a chunk: its name goes on the chunk's tape before its value.
+  void member_key() { tape().text_value(TapeToken::key, key_); }
+  // A member list whose items are read one at a time: only a mark on the object's tape.
+  bool stream_member(Ctx list, const std::string& owner_path) {
+    member_key();
+    tape().value(streamed_token());
+    list_path_ = owner_path + "." + key_;
+    stack_.push_back({list, nullptr});
+    return true;
+  }
+  // Any other container member: kept whole on the object's tape.
+  bool capture_member(TapeToken::Kind kind) {
+    member_key();
+    Tape* object = stack_.back().tape;
+    object->begin(kind);
+    stack_.push_back({Ctx::capture, object});
+    return true;
+  }
+
+  // Called as RapidJSON meets a PACK's "sections" list, with its '[' not yet taken: reads the
+  // whole list from the input, then leaves " ]" for RapidJSON to end the list with.
+  bool read_sections() {
+    SourceStream& in = stream_;
+    auto& pack = std::get<PackChunk>(chunk_.data);
+    OrderedWork<SectionPiece> work(threads_, 2 * std::size_t{threads_} + 2, [&](SectionPiece&& piece) {
+      if (piece.error) {
+        out_of_order = out_of_order || piece.out_of_order;
+        return stop(std::move(piece.error));
+      }
+      new_offset_[piece.offset] = pack.raw.size();
+      pack.raw.insert(pack.raw.end(), piece.bytes.begin(), piece.bytes.end());
+      return true;
+    });
+    const auto skip_space = [&] {
+      while (in.Peek() == ' ' || in.Peek() == '\n' || in.Peek() == '\r' || in.Peek() == '\t') in.Take();
+    };
+    in.Take();  // '['
+    skip_space();
+    if (in.Peek() != ']') {
+      for (std::uint64_t index = 0;; ++index) {
+        const std::string path = fmt::format("{}.sections[{}]", chunk_path(), index);
+        const std::size_t at = in.Tell();
+        if (in.Peek() != '{') {
+          const char c = in.Peek();
+          if (c == '[') return stop(bad(path + ": expected an object"));
+          if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') return stop(bad(path + kSectionFormatExpected));
+          return stop(not_json(at, rapidjson::kParseErrorValueInvalid));
+        }
+        std::string text;
+        ObjectEnd scan;
+        bool closed = false;
+        while (!closed && text.size() < kPieceLimit) {
+          const std::string_view block = in.available();
+          if (block.empty()) break;
+          const std::size_t n = scan.feed(block, closed);
+          text.append(block.data(), n);
+          in.advance(n);
+        }
+        if (closed) {
+          work.submit([text = std::make_shared<std::string>(std::move(text)), path, at] {
+            rapidjson::StringStream stream(text->c_str());
+            return read_section(stream, path, at);
+          });
+        } else {
+          // Too big to cut out (or cut short by the end of the input): read where it lies.
+          ChainStream stream(text, at, in);
+          auto piece = std::make_shared<SectionPiece>(read_section(stream, path, at));
+          if (piece->error) {
+            // The input stopped somewhere inside it: the sections before it are taken first (an
+            // error among them comes first), then this one's.
+            if (!work.finish()) return false;
+            out_of_order = out_of_order || piece->out_of_order;
+            return stop(std::move(piece->error));
+          }
+          work.submit([piece] { return std::move(*piece); });
+        }
+        if (stream_.error()) return work.finish(), false;
+        skip_space();
+        if (in.Peek() == ',') {
+          in.Take();
+          skip_space();
+          continue;
+        }
+        if (in.Peek() == ']') break;
+        if (!work.finish()) return false;
+        return stop(not_json(in.Tell(), rapidjson::kParseErrorArrayMissCommaOrSquareBracket));
+      }
+    }
+    if (!work.finish()) return false;
+    in.Take();  // ']'
+    in.inject(" ]");
+    return true;
+  }
+
+  bool header(const TapeToken& t) {
+    const bool whole = t.kind == TapeToken::unsigned_int;
+    if (key_ == "schema") {
+      schema_ = whole ? static_cast<std::int64_t>(t.u) : -1;
+    } else if (key_ == "version") {
+      version_ = whole ? t.u : 0;
+      has_version_ = whole;
+    }
+    return true;
+  }
+  Error check_header() {
+    if (format_ != "eu7b") return bad("not an EU7B JSON document (\"format\": \"eu7b\" missing)");
+    if (schema_ != kJsonSchemaVersion)
+      return bad(fmt::format("unsupported EU7B JSON schema (this build reads schema {})", kJsonSchemaVersion));
+    if (!has_version_) return bad("\"version\" missing");
+    if (version_ < kMinVersion || version_ > kMaxVersion)
+      return Error{Errc::unsupported_version, 0,
+                   fmt::format("EU7B version {} is not supported (supported: {}-{})", version_, kMinVersion, kMaxVersion)};
+    module.container.version = static_cast<std::uint32_t>(version_);
+    return {};
   }
 
   bool string_done() {
@@ -661,48 +986,6 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
         },
         chunk_.data);
     return ok;
-  }
-
-  bool model_done() {
-    if (inst_ && section_.format == SectionFormat::flat) return true;  // a flat section has no inst list
-    TapeIn a(unit_, list_path_, model_index_++);
-    const bool v13 = section_.format == SectionFormat::v13;
-    if (inst_) {
-      Instance& i = section_.inst.emplace_back();
-      a.object("", [&] { fields(a, i, v13); });
-    } else {
-      Model& m = section_.solo.models.emplace_back();
-      a.object("", [&] { fields(a, m, section_.solo, v13); });
-    }
-    return a.ok() || stop(a.error());
-  }
-
-  bool section_done() {
-    const std::string spath = section_path();
-    ++section_index_;
-    if (!has_format_) return stop(bad(spath + ".format: expected \"flat\" or \"1\"…\"6\""));
-    TapeIn a(section_tape_, spath, 0, true);
-    section_body(a, section_);
-    if (!a.ok()) return stop(a.error());
-    if (section_.format == SectionFormat::flat) section_.solo_count = static_cast<std::uint32_t>(section_.solo.models.size());
-    if (const TapeToken* t = a.member("trailing_hex")) {
-      std::string bytes;
-      if (t->kind != TapeToken::string || !from_hex(a.text(*t), bytes)) return stop(bad(spath + ".trailing_hex: bad hex"));
-      section_.trailing.assign(bytes.begin(), bytes.end());
-    }
-    auto& pack = std::get<PackChunk>(chunk_.data);
-    new_offset_[section_.offset] = pack.raw.size();
-    const std::vector<std::uint8_t> bytes = encode_section(section_);
-    pack.raw.insert(pack.raw.end(), bytes.begin(), bytes.end());
-    // The next section reuses the record vectors: no fresh pages to fault in for each section.
-    auto models = std::move(section_.solo.models);
-    auto inst = std::move(section_.inst);
-    models.clear();
-    inst.clear();
-    section_ = PackSection{};
-    section_.solo.models = std::move(models);
-    section_.inst = std::move(inst);
-    return true;
   }
 
   bool chunk_done() {
@@ -743,50 +1026,51 @@ class StreamReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Stre
     return true;
   }
 
+  SourceStream& stream_;
+  unsigned threads_;
   std::vector<Level> stack_;
   std::string key_;
   std::string list_path_;  // of the list whose items are being read, for messages
-  Tape unit_, chunk_tape_, section_tape_;
+  Tape unit_, chunk_tape_;
   std::string format_;
   std::int64_t schema_ = -1;
   std::uint64_t version_ = 0;
   bool has_version_ = false, strings_seen_ = false, chunks_seen_ = false, in_doc_seen_ = false;
   Chunk chunk_;
   bool has_id_ = false, sections_seen_ = false;
-  PackSection section_;
-  bool has_format_ = false, inst_ = false;
-  std::uint64_t chunk_index_ = 0, record_index_ = 0, section_index_ = 0, model_index_ = 0;
+  std::uint64_t chunk_index_ = 0, record_index_ = 0;
   std::uint32_t strings_used_ = 0;
   std::map<std::uint64_t, std::uint64_t> new_offset_;  // a section's offset as read -> as encoded
 };
 
 }  // namespace
 
-Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit) {
-  StreamReader handler;
-  handler.pack_reserve = std::min<std::uint64_t>(source.size() / 3, std::uint64_t{1} << 30);
+Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit, unsigned threads) {
+  bool out_of_order = false;
   {
     SourceStream stream(source);
+    StreamReader handler(stream, std::max(1u, threads));
+    handler.pack_reserve = std::min<std::uint64_t>(source.size() / 3, std::uint64_t{1} << 30);
     rapidjson::Reader reader;
     // Iterative: a hostile document nested a million deep cannot exhaust the stack.
     const rapidjson::ParseResult parsed = reader.Parse<rapidjson::kParseIterativeFlag>(stream, handler);
     if (stream.error()) return stream.error();
-    if (!parsed && !handler.out_of_order) {
+    out_of_order = handler.out_of_order;
+    if (!parsed && !out_of_order) {
       if (handler.error) return handler.error;
-      return Error{Errc::bad_value, parsed.Offset(),
-                   fmt::format("not valid JSON at byte {}: {}", parsed.Offset(), rapidjson::GetParseError_En(parsed.Code()))};
+      return not_json(parsed.Offset(), parsed.Code());
     }
-  }
-  if (handler.out_of_order) {
+    if (!out_of_order) {
+      if (Error e = handler.finish()) return e;
+      return std::move(handler.module);
+    }
     if (source.size() > tree_limit) return handler.error;
-    auto bytes = source.read_vector(0, source.size());
-    if (!bytes) return bytes.error();
-    auto j = njson::parse(bytes->begin(), bytes->end(), nullptr, false);
-    if (j.is_discarded()) return Error{Errc::bad_value, 0, "not valid JSON"};
-    return module_from_json(j);
   }
-  if (Error e = handler.finish()) return e;
-  return std::move(handler.module);
+  auto bytes = source.read_vector(0, source.size());
+  if (!bytes) return bytes.error();
+  auto j = njson::parse(bytes->begin(), bytes->end(), nullptr, false);
+  if (j.is_discarded()) return Error{Errc::bad_value, 0, "not valid JSON"};
+  return module_from_json(j);
 }
 
 }  // namespace sceneria::eu7b

@@ -24,7 +24,10 @@ Result<Module> module_from_json(const nlohmann::json& json);
 // and decodes its sections one at a time; the reader gives PACK loaded, not decoded (decode_pack
 // decodes it), with each section encoded as it closed. A document in another member order than
 // sceneria's is read as a tree instead, if it is at most `tree_limit` bytes.
-Error write_module_json(const Module& module, ByteSink& sink, int indent = -1);
-Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit = std::uint64_t{256} << 20);
+// `threads` (the caller's included) write PACK sections side by side; the bytes are the same.
+Error write_module_json(const Module& module, ByteSink& sink, int indent = -1, unsigned threads = 1);
+// `threads` (the caller's included) read PACK sections side by side.
+constexpr std::uint64_t kJsonTreeLimit = std::uint64_t{256} << 20;
+Result<Module> read_module_json(ByteSource& source, std::uint64_t tree_limit = kJsonTreeLimit, unsigned threads = 1);
 
 }  // namespace sceneria::eu7b

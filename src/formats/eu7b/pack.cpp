@@ -211,6 +211,16 @@ Result<PackSection> decode_section(std::span<const std::uint8_t> bytes, std::uin
   return s;
 }
 
+std::string section_counts_problem(const PackSection& s) {
+  if (!has_chunk_table(s.format)) return {};
+  std::uint64_t solo = 0, inst = 0;
+  for (const SectionChunkEntry& e : s.chunks) solo += e.solo, inst += e.inst;
+  if (solo != s.solo.models.size())
+    return fmt::format("the sub-chunks hold {} solo models but \"solo\" has {}", solo, s.solo.models.size());
+  if (inst != s.inst.size()) return fmt::format("the sub-chunks hold {} instances but \"inst\" has {}", inst, s.inst.size());
+  return {};
+}
+
 std::vector<std::uint8_t> encode_section(const PackSection& section) {
   PackSection& s = const_cast<PackSection&>(section);  // the writer only reads through it
   const bool v13 = is_v13(s.format);
@@ -246,8 +256,10 @@ std::vector<std::uint8_t> encode_section(const PackSection& section) {
   std::size_t solo_at = 0, inst_at = 0;
   for (std::size_t i = 0; i < s.chunks.size(); ++i) {
     BinaryOut body(bodies[i]);
-    for (std::uint32_t k = 0; k < s.chunks[i].solo; ++k) fields(body, s.solo.models[solo_at + k], s.solo, v13);
-    for (std::uint32_t k = 0; k < s.chunks[i].inst; ++k) fields(body, s.inst[inst_at + k], v13);
+    // Never past the lists, whatever the table says (section_counts_problem tells).
+    for (std::uint32_t k = 0; k < s.chunks[i].solo && solo_at + k < s.solo.models.size(); ++k)
+      fields(body, s.solo.models[solo_at + k], s.solo, v13);
+    for (std::uint32_t k = 0; k < s.chunks[i].inst && inst_at + k < s.inst.size(); ++k) fields(body, s.inst[inst_at + k], v13);
     solo_at += s.chunks[i].solo;
     inst_at += s.chunks[i].inst;
   }

@@ -3,6 +3,7 @@
 // (plus the module's prototype count), which is what streaming needs.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,10 @@ Error decode_section_chunk(std::span<const std::uint8_t> section_bytes, std::uin
                            const PackSection& header, std::size_t chunk_index, const SectionContext& ctx,
                            PackSection& out);
 
+// Whether the sub-chunk table (formats 3-6) accounts for exactly the section's records, as a
+// decoded section's does: "" if so, else what does not add up (a section made elsewhere, a JSON
+// form edited by hand). encode_section writes the records the table names, no more.
+std::string section_counts_problem(const PackSection& section);
 std::vector<std::uint8_t> encode_section(const PackSection& section);
 
 // A placement with its prototype expanded, as the reference runtime sees it (notes §6.4).

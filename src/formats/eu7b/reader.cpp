@@ -453,45 +453,70 @@ Result<SectionSpan> section_span(const Module& module, const PidxEntry& entry) {
   return SectionSpans(module)(entry);
 }
 
-Error for_each_section(const Module& module, std::vector<std::uint8_t>& prefix, std::vector<Problem>& problems,
-                       const std::function<Error(PackSection&&)>& each) {
-  const PackChunk* pack = module.pack();
-  if (!pack) return {};
-  if (!pack->loaded) return Error{Errc::bad_value, pack->payload_offset, "PACK payload not loaded"};
+PackCursor::PackCursor(const Module& module, std::vector<std::uint8_t>& prefix, std::vector<Problem>& problems)
+    : module_(module), pack_(module.pack()), spans_(module), problems_(problems) {
   prefix.clear();
-  const SectionSpans spans(module);
-  const std::vector<std::uint64_t>& offsets = spans.offsets();
-  // Entries at one offset are neighbours in PACK order: one pass instead of a scan per section.
-  const std::vector<const PidxEntry*>& by_offset = spans.entries();
-  std::size_t next_entry = 0;
-  if (offsets.empty() && !pack->raw.empty()) {
-    prefix = pack->raw;
-    problems.push_back({pack->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section", pack->raw.size())});
+  if (!pack_) return;
+  if (!pack_->loaded) {
+    error_ = Error{Errc::bad_value, pack_->payload_offset, "PACK payload not loaded"};
+    return;
+  }
+  const std::vector<std::uint64_t>& offsets = spans_.offsets();
+  if (offsets.empty() && !pack_->raw.empty()) {
+    prefix = pack_->raw;
+    problems.push_back({pack_->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section", pack_->raw.size())});
   }
   if (!offsets.empty() && offsets.front() > 0) {
-    prefix.assign(pack->raw.begin(),
-                  pack->raw.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(offsets.front(), pack->raw.size())));
-    problems.push_back({pack->payload_offset, fmt::format("PACK starts with {} bytes no PIDX entry points at", offsets.front())});
+    prefix.assign(pack_->raw.begin(),
+                  pack_->raw.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(offsets.front(), pack_->raw.size())));
+    problems.push_back({pack_->payload_offset, fmt::format("PACK starts with {} bytes no PIDX entry points at", offsets.front())});
   }
-  for (std::size_t i = 0; i < offsets.size(); ++i) {
-    // The first PIDX entry at this offset gives the model count the section must hold.
-    const PidxEntry* entry = by_offset[next_entry];
-    std::size_t sharing = 0;
-    while (next_entry < by_offset.size() && by_offset[next_entry]->pack_offset == offsets[i]) ++next_entry, ++sharing;
-    if (sharing > 1)
-      problems.push_back({pack->payload_offset + offsets[i],
-                          fmt::format("{} PIDX entries share the section at PACK offset {}", sharing, offsets[i])});
-    auto span = spans(*entry);
-    if (!span) return span.error();
-    // The span was checked against the loaded payload, so it fits in memory (size_t).
-    const auto bytes = std::span(pack->raw).subspan(static_cast<std::size_t>(span->begin),
-                                                    static_cast<std::size_t>(span->end - span->begin));
-    auto section = decode_section(bytes, pack->payload_offset + span->begin, section_context(module, *entry, &problems));
+}
+
+Result<std::optional<PackSection>> PackCursor::next() {
+  if (error_) return error_;
+  const std::vector<std::uint64_t>& offsets = spans_.offsets();
+  if (!pack_ || next_ >= offsets.size()) return std::optional<PackSection>();
+  // Entries at one offset are neighbours in PACK order: one pass instead of a scan per section.
+  const std::vector<const PidxEntry*>& by_offset = spans_.entries();
+  // The first PIDX entry at this offset gives the model count the section must hold.
+  const std::uint64_t offset = offsets[next_++];
+  entry_ = by_offset[next_entry_];
+  std::size_t sharing = 0;
+  while (next_entry_ < by_offset.size() && by_offset[next_entry_]->pack_offset == offset) ++next_entry_, ++sharing;
+  if (sharing > 1)
+    problems_.push_back({pack_->payload_offset + offset, fmt::format("{} PIDX entries share the section at PACK offset {}", sharing, offset)});
+  auto span = spans_(*entry_);
+  if (!span) return error_ = span.error();
+  // The span was checked against the loaded payload, so it fits in memory (size_t).
+  const auto bytes = std::span(pack_->raw).subspan(static_cast<std::size_t>(span->begin), static_cast<std::size_t>(span->end - span->begin));
+  auto section = decode_section(bytes, pack_->payload_offset + span->begin, section_context(module_, *entry_, &problems_));
+  if (!section) return error_ = section.error();
+  section->offset = span->begin;
+  return std::optional<PackSection>(std::move(section).value());
+}
+
+const PidxEntry* PackCursor::upcoming() const {
+  if (!pack_ || error_ || next_ >= spans_.offsets().size()) return nullptr;
+  return spans_.entries()[next_entry_];
+}
+
+void PackCursor::skip() {
+  if (!upcoming()) return;
+  const std::uint64_t offset = spans_.offsets()[next_++];
+  entry_ = spans_.entries()[next_entry_];
+  while (next_entry_ < spans_.entries().size() && spans_.entries()[next_entry_]->pack_offset == offset) ++next_entry_;
+}
+
+Error for_each_section(const Module& module, std::vector<std::uint8_t>& prefix, std::vector<Problem>& problems,
+                       const std::function<Error(PackSection&&)>& each) {
+  PackCursor cursor(module, prefix, problems);
+  for (;;) {
+    auto section = cursor.next();
     if (!section) return section.error();
-    section->offset = span->begin;
-    if (Error e = each(std::move(section).value())) return e;
+    if (!*section) return {};
+    if (Error e = each(std::move(**section))) return e;
   }
-  return {};
 }
 
 Error decode_pack(Module& module) {

@@ -106,6 +106,32 @@ class SectionSpans {
 // One section's span (sorts the offsets: use SectionSpans for more than one).
 Result<SectionSpan> section_span(const Module& module, const PidxEntry& entry);
 
+// The loaded PACK's sections one at a time, in PACK order, as decode_pack finds them: the bytes
+// before the first section go to `prefix` at once, findings to `problems` as they are found.
+// The module and the vectors must outlive the cursor.
+class PackCursor {
+ public:
+  PackCursor(const Module& module, std::vector<std::uint8_t>& prefix, std::vector<Problem>& problems);
+  // The next section (nullopt after the last); an error stops the walk.
+  Result<std::optional<PackSection>> next();
+  // The PIDX entry of the section next() gave last (nullptr before the first), and of the one it
+  // gives next (nullptr after the last), which skip() passes by undecoded.
+  const PidxEntry* entry() const { return entry_; }
+  const PidxEntry* upcoming() const;
+  void skip();
+  std::size_t count() const { return spans_.offsets().size(); }
+  const std::vector<const PidxEntry*>& entries() const { return spans_.entries(); }  // by PACK offset
+
+ private:
+  const Module& module_;
+  const PackChunk* pack_;
+  SectionSpans spans_;
+  std::vector<Problem>& problems_;
+  std::size_t next_ = 0, next_entry_ = 0;
+  const PidxEntry* entry_ = nullptr;
+  Error error_;
+};
+
 // Decodes every section of a loaded PACK into PackChunk::sections.
 Error decode_pack(Module& module);
 // The loaded PACK's sections one at a time, in PACK order, as decode_pack finds them, without

@@ -1,13 +1,18 @@
 // Export from the page: a scenery dropped, "Save as" a scene export with its options, and the
 // download checked by tools that are not ours (the Khronos glTF validator, glTF-Transform) and
 // against the reference decode of the module's PACK models.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import validator from 'gltf-validator';
 import { NodeIO } from '@gltf-transform/core';
 import { EXTMeshGPUInstancing } from '@gltf-transform/extensions';
 import { test, expect, requireSamples, openViewer, dropFile, sample, referencePackModels } from './helpers.mjs';
+import { startNginx } from './nginx.mjs';
 
 const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
+const cli = resolve('build/native/sceneria');
 const io = new NodeIO().registerExtensions([EXTMeshGPUInstancing]);
 
 // World positions of the drawn model placements of a glTF (extension or plain nodes), in the
@@ -155,4 +160,71 @@ test('a model saves from the page as its JSON form, which drops back as the same
   expect(chain).toHaveLength(5);
   expect(chain[chain.length - 1]).toBe('submodel 0');
   expect(gltf.nodes[head].extras).toMatchObject({ kind: 'submodels' });
+});
+
+// Two GLBs of one scene, one made by WebAssembly, the other natively: the same JSON chunk byte for
+// byte, and the same binary chunk but for the last bit of a float here and there (a rotation's
+// quaternion comes from each runtime's own sin and cos).
+function expectSameGlb(a, b) {
+  const json = (g) => g.subarray(20, 20 + g.readUInt32LE(12));
+  expect(a.length).toBe(b.length);
+  expect(json(a).equals(json(b))).toBe(true);
+  const at = 20 + a.readUInt32LE(12) + 8;
+  const words = (g) => g.buffer.slice(g.byteOffset + at, g.byteOffset + g.length);
+  const [wa, wb] = [words(a), words(b)];
+  const [ua, ub, fa, fb] = [new Uint32Array(wa), new Uint32Array(wb), new Float32Array(wa), new Float32Array(wb)];
+  let off = 0, differ = 0;
+  for (let i = 0; i < ua.length; i++) {
+    if (ua[i] === ub[i]) continue;  // the same bits (indices, colours and most floats)
+    differ++;
+    if (!(Math.abs(fa[i] - fb[i]) <= 1e-6 * Math.max(1, Math.abs(fb[i])))) off++;
+  }
+  expect(off).toBe(0);
+  expect(differ).toBeLessThan(ua.length / 100);
+}
+
+// A scenery opened by URL exports without being read whole: the export fetches each section by
+// Range as it reaches it and lets it go. What it writes is what the CLI writes from the file (the
+// JSON byte for byte); an area around the camera fetches only the sections it reaches.
+test('a scenery streamed by URL exports section by section, as the CLI exports the file', async ({ page }) => {
+  const www = mkdtempSync(join(tmpdir(), 'sceneria-www-'));
+  const file = join(www, 'line.eu7');
+  execFileSync(cli, ['generate', file, '--models', '120000', '--seed', '7']);
+  const nginx = await startNginx(www, 8147);
+  try {
+    await openViewer(page);
+    await page.goto(`/#v=1&src=${encodeURIComponent('http://127.0.0.1:8147/line.eu7')}`);
+    await page.waitForFunction(() => window.sceneria.lastResult?.ok && (window.sceneria.stream?.resident ?? 0) >= 1, null, { timeout: 60_000 });
+    // Only the scene exports are offered: the module's own formats would need it whole.
+    const targets = await page.locator('#save-target option').allTextContents();
+    expect(targets).toEqual(['.glb (glb)', '.gltf (gltf)', '.obj (obj)']);
+    const sent = () => nginx.bytesSent('/line.eu7');
+    const before = sent();
+    const whole = await exportAs(page, '.glb (glb)');
+    const reads = await page.evaluate(() => window.sceneria.lastExport.reads);
+    expect(reads.requests).toBeGreaterThan(20);  // a section at a time, on each of its two walks
+    // The second walk (the binary chunk after the JSON) may be answered by the browser's cache.
+    expect(sent() - before).toBeGreaterThanOrEqual(reads.bytes / 2);
+    expect(sent() - before).toBeLessThanOrEqual(reads.bytes);
+    await expect(page.locator('#status')).toContainText(`${whole.bytes.length.toLocaleString('en-US')} bytes written (`);
+    execFileSync(cli, ['convert', file, join(www, 'cli.glb')]);
+    expectSameGlb(whole.bytes, readFileSync(join(www, 'cli.glb')));
+    expect((await validator.validateBytes(new Uint8Array(whole.bytes))).issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
+
+    // Around the camera: fewer sections fetched, and again the CLI's bytes for the same area.
+    const [x, , z] = await page.evaluate(() => window.sceneria.viewer.camera().eye);
+    const area = `${x.toFixed(1)},${z.toFixed(1)},600`;
+    const near = await exportAs(page, '.glb (glb)', async () => {
+      await page.selectOption('#export-area', 'camera');
+      await page.fill('#export-radius', '600');
+    });
+    const nearReads = await page.evaluate(() => window.sceneria.lastExport.reads);
+    expect(nearReads.requests).toBeGreaterThan(0);
+    expect(nearReads.requests).toBeLessThan(reads.requests / 3);
+    execFileSync(cli, ['convert', file, join(www, 'near.glb'), '--area', area]);
+    expectSameGlb(near.bytes, readFileSync(join(www, 'near.glb')));
+    expect((await placements(near.bytes)).out.length).toBeGreaterThan(0);
+  } finally {
+    nginx.stop();
+  }
 });

@@ -15,6 +15,8 @@
 #include "formats/eu7b/format.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/stream.hpp"
+#include "formats/registry.hpp"
+#include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 
 namespace sceneria::eu7b {
@@ -402,6 +404,59 @@ TEST(Eu7bStream, AsksForThePrototypesModelFilesNextToIt) {
   EXPECT_TRUE(stream.take_asset_queries().empty());
   stream.asset_missing("pm/akademik1.t3d");
   EXPECT_EQ(stream.missing_assets(), (std::vector<std::string>{"pm/akademik1.t3d"}));
+}
+
+// An export of a module opened by URL reads its sections through the reader the caller answers
+// at once (the worker's synchronous fetch), each once, a section at a time, and writes what an
+// export of the whole file writes, byte for byte; an area reads only the sections it reaches.
+TEST(Eu7bStream, ExportsReadSectionsAsTheyAreReachedAndWriteWhatTheWholeFileWrites) {
+  const auto file = eu7b::write_module(*eu7b::generate_module({.models = 60'000, .seed = 2})).value();
+  Server server{file};
+  RemoteModule stream(file.size(), "remote.eu7");
+  open_from(stream, server, 4096);
+  ASSERT_TRUE(stream.opened());
+  const Writer* glb = find_format("eu7b")->writer_for("glb");
+  WriteOptions options;
+  options.name = "remote.glb";
+  std::vector<std::uint8_t> out;
+  VectorByteSink refused_sink(out);
+  const Error refused = glb->stream(stream, options, refused_sink);  // no reader yet
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused.message.find("read at once"), std::string::npos) << refused.message;
+
+  std::uint64_t section_reads = 0;
+  std::set<std::uint64_t> read_at;
+  const std::uint64_t pack_begin = stream.module().pack()->payload_offset;
+  stream.set_read_now([&](std::uint64_t offset, std::uint64_t size) -> Result<std::vector<std::uint8_t>> {
+    if (offset >= pack_begin && offset < pack_begin + stream.module().pack()->payload_size) ++section_reads, read_at.insert(offset);
+    return server.get(offset, std::min<std::uint64_t>(offset + size, file.size()));
+  });
+  MemorySource whole_file(std::span<const std::uint8_t>(file), "remote.eu7");
+  auto whole = open_document(whole_file, {.deferred = true});
+  ASSERT_TRUE(whole.ok());
+  for (const std::string& area : {std::string(), std::string("-300,200,600")}) {
+    SCOPED_TRACE(area);
+    WriteOptions o = options;
+    if (!area.empty()) o.params["area"] = area;
+    section_reads = 0;
+    read_at.clear();
+    std::vector<std::uint8_t> remote, local;
+    VectorByteSink remote_sink(remote), local_sink(local);
+    const Error e = glb->stream(stream, o, remote_sink);
+    ASSERT_FALSE(e) << e.describe();
+    ASSERT_FALSE(glb->stream(**whole, o, local_sink));
+    EXPECT_GT(remote.size(), 100000u);
+    EXPECT_TRUE(remote == local);
+    // A .glb walks the sections twice (its instance data follows its JSON): each read once a walk.
+    const std::size_t sections = stream.streamer().states().size();
+    EXPECT_EQ(section_reads, 2 * read_at.size());
+    if (area.empty()) {
+      EXPECT_EQ(read_at.size(), sections);
+    } else {
+      EXPECT_LT(read_at.size(), sections / 2);
+      EXPECT_GT(read_at.size(), 0u);
+    }
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
@@ -282,8 +283,6 @@ val bake_tree(const std::string& name, const val& root, const val& assets) {
   return out;
 }
 
-// One open file in the parse worker. A new open() replaces the previous document entirely, so
-// nothing of a bad or old file leaks into the next.
 // Threads a document's reading and writing may keep busy, the caller's included. In the browser:
 // two, one of them the pool's, whose other thread stays for a stream's decoding; the JSON forms
 // (dump, reading a dump) are written and read a PACK section per thread. The Node core has no
@@ -296,6 +295,86 @@ unsigned document_threads() {
 #endif
 }
 
+// {ok: false, error}, as a write answers a failure.
+val write_failed(const sceneria::Error& e) {
+  val out = val::object();
+  out.set("ok", false);
+  out.set("error", val(to_text(error_json(e))));
+  return out;
+}
+
+// A document written as one of its format's targets (a writer id or a file name/extension:
+// "twin", ".scnb", "x.eu7", "glb"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...],
+// files: [{name, bytes}], zip} or {ok: false, error}. `params` is a JSON object of the writer's
+// options; `progress`, if a function, is called with the share done (0 to 1) while a long write
+// runs. `name` is the output's file name: files a writer makes beside it (an OBJ's .mtl and
+// images) are named after it and come back in `files`, and then `zip` holds the output and them
+// in one archive for a download (null when there are none). A scene export draws the models the
+// document was opened with in place of their boxes.
+val write_document(const sceneria::Document& document, sceneria::AssetResolver* assets, const std::string& target,
+                   const std::string& params, bool lossy, val progress, const std::string& name) {
+  val out = val::object();
+  auto fail = [](const sceneria::Error& e) { return write_failed(e); };
+  const sceneria::Format* format = sceneria::find_format(document.format_id());
+  const sceneria::Writer* writer = format ? format->writer_for(target) : nullptr;
+  if (!writer) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, "this document cannot be written as '" + target + "'"});
+  sceneria::WriteOptions options;
+  options.threads = document_threads();
+  options.lossy = lossy;
+  std::vector<std::string> losses;
+  options.losses = &losses;
+  std::vector<sceneria::exports::File> files;
+  options.name = name;
+  options.assets = assets;
+  if (progress.typeOf().as<std::string>() == "function") options.progress = [&progress](double done) { progress(done); };
+  const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
+  if (p.is_object())
+    for (const auto& [k, v] : p.items()) {
+      // "separate": the caller takes files beside the output (the page zips them); otherwise
+      // a .gltf keeps its buffer and images inside as data: URIs.
+      if (k == "separate") options.sidecars = v == true ? &files : nullptr;
+      else options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  if (writer->stream && !options.sidecars) {
+    JsPartsSink sink;
+    if (sceneria::Error e = writer->stream(document, options, sink)) return fail(e);
+    out.set("ok", true);
+    out.set("writer", std::string(writer->id));
+    out.set("extension", std::string(writer->extension));
+    out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+    out.set("files", val::array());
+    out.set("bytes", sink.joined());
+    out.set("zip", val::null());
+    return out;
+  }
+  auto bytes = writer->write(document, options);
+  if (!bytes) return fail(bytes.error());
+  out.set("ok", true);
+  out.set("writer", std::string(writer->id));
+  out.set("extension", std::string(writer->extension));
+  out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+  val list = val::array();
+  for (const auto& f : files) {
+    val file = val::object();
+    file.set("name", f.name);
+    file.set("bytes", to_uint8_array(f.bytes));
+    list.call<void>("push", file);
+  }
+  out.set("files", list);
+  out.set("bytes", to_uint8_array(*bytes));
+  val archive = val::null();
+  if (!files.empty()) {
+    files.insert(files.begin(), {name.empty() ? std::string("scene") + std::string(writer->extension) : name, std::move(bytes).value()});
+    auto zipped = sceneria::exports::zip(files);
+    if (!zipped) return fail(zipped.error());
+    archive = to_uint8_array(*zipped);
+  }
+  out.set("zip", archive);
+  return out;
+}
+
+// One open file in the parse worker. A new open() replaces the previous document entirely, so
+// nothing of a bad or old file leaks into the next.
 class DocumentBinding {
  public:
   // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
@@ -377,78 +456,10 @@ class DocumentBinding {
     models_.reset(nullptr);
     document_.reset();
   }
-  // The open document written as one of its format's targets (a writer id or a file name/extension:
-  // "twin", ".scnb", "x.eu7", "glb"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...],
-  // files: [{name, bytes}], zip} or {ok: false, error}. `params` is a JSON object of the writer's
-  // options; `progress`, if a function, is called with the share done (0 to 1) while a long write
-  // runs. `name` is the output's file name: files a writer makes beside it (an OBJ's .mtl and
-  // images) are named after it and come back in `files`, and then `zip` holds the output and them
-  // in one archive for a download (null when there are none). A scene export draws the models the
-  // document was opened with in place of their boxes.
+  // The open document written as one of its format's targets (write_document).
   val write(const std::string& target, const std::string& params, bool lossy, val progress, const std::string& name) const {
-    val out = val::object();
-    auto fail = [&](const sceneria::Error& e) {
-      out.set("ok", false);
-      out.set("error", val(to_text(error_json(e))));
-      return out;
-    };
-    if (!document_) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, "no document is open"});
-    const sceneria::Format* format = sceneria::find_format(document_->format_id());
-    const sceneria::Writer* writer = format ? format->writer_for(target) : nullptr;
-    if (!writer) return fail(sceneria::Error{sceneria::Errc::bad_value, 0, "this document cannot be written as '" + target + "'"});
-    sceneria::WriteOptions options;
-    options.threads = document_threads();
-    options.lossy = lossy;
-    std::vector<std::string> losses;
-    options.losses = &losses;
-    std::vector<sceneria::exports::File> files;
-    options.name = name;
-    options.assets = assets_.get();
-    if (progress.typeOf().as<std::string>() == "function") options.progress = [&progress](double done) { progress(done); };
-    const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
-    if (p.is_object())
-      for (const auto& [k, v] : p.items()) {
-        // "separate": the caller takes files beside the output (the page zips them); otherwise
-        // a .gltf keeps its buffer and images inside as data: URIs.
-        if (k == "separate") options.sidecars = v == true ? &files : nullptr;
-        else options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
-      }
-    if (writer->stream && !options.sidecars) {
-      JsPartsSink sink;
-      if (sceneria::Error e = writer->stream(*document_, options, sink)) return fail(e);
-      out.set("ok", true);
-      out.set("writer", std::string(writer->id));
-      out.set("extension", std::string(writer->extension));
-      out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
-      out.set("files", val::array());
-      out.set("bytes", sink.joined());
-      out.set("zip", val::null());
-      return out;
-    }
-    auto bytes = writer->write(*document_, options);
-    if (!bytes) return fail(bytes.error());
-    out.set("ok", true);
-    out.set("writer", std::string(writer->id));
-    out.set("extension", std::string(writer->extension));
-    out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
-    val list = val::array();
-    for (const auto& f : files) {
-      val file = val::object();
-      file.set("name", f.name);
-      file.set("bytes", to_uint8_array(f.bytes));
-      list.call<void>("push", file);
-    }
-    out.set("files", list);
-    out.set("bytes", to_uint8_array(*bytes));
-    val archive = val::null();
-    if (!files.empty()) {
-      files.insert(files.begin(), {name.empty() ? std::string("scene") + std::string(writer->extension) : name, std::move(bytes).value()});
-      auto zipped = sceneria::exports::zip(files);
-      if (!zipped) return fail(zipped.error());
-      archive = to_uint8_array(*zipped);
-    }
-    out.set("zip", archive);
-    return out;
+    if (!document_) return write_failed(sceneria::Error{sceneria::Errc::bad_value, 0, "no document is open"});
+    return write_document(*document_, assets_.get(), target, params, lossy, std::move(progress), name);
   }
 
  private:
@@ -616,6 +627,20 @@ class StreamBinding {
   }
   std::string record(const std::string& list, double index) const {
     return to_text(stream_->record(list, static_cast<std::uint64_t>(index)));
+  }
+  // The streamed document written as a scene export (write_document), its parts read as the
+  // export reaches them through `read(offset, size)` -> Uint8Array (null: the read failed), which
+  // the worker answers at once; the view's streaming is left as it was.
+  val write(const std::string& target, const std::string& params, bool lossy, val progress, const std::string& name, val read) {
+    stream_->set_read_now([&read](std::uint64_t offset, std::uint64_t size) -> sceneria::Result<std::vector<std::uint8_t>> {
+      val bytes = read(static_cast<double>(offset), static_cast<double>(size));
+      if (bytes.isNull() || bytes.isUndefined())
+        return sceneria::Error{sceneria::Errc::io, offset, fmt::format("bytes {}-{} could not be read", offset, offset + size)};
+      return copy_bytes(bytes);
+    });
+    val out = write_document(*stream_, assets_.get(), target, params, lossy, std::move(progress), name);
+    stream_->set_read_now({});
+    return out;
   }
 
  private:
@@ -817,7 +842,8 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("applyOne", &StreamBinding::applyOne)
       .function("rows", &StreamBinding::rows)
       .function("search", &StreamBinding::search)
-      .function("record", &StreamBinding::record);
+      .function("record", &StreamBinding::record)
+      .function("write", &StreamBinding::write);
 #ifndef SCENERIA_NO_VIEWER
   emscripten::class_<Viewer>("Viewer")
       .constructor<>()

@@ -93,12 +93,14 @@ function showSummary(name, s) {
 // (`version=6|9`) gets one choice per version.
 function showSaveTargets(capabilities) {
   const choices = [];
-  for (const w of capabilities?.writes || []) {
+  // A scenery that streams is exported a section at a time (read by Range as the export reaches
+  // it); its own formats would need it whole.
+  for (const w of (capabilities?.writes || []).filter((w) => !streaming || isSceneExport({ params_spec: w.params }))) {
     const versions = /(?:^|\s)version=([0-9|]+)(?:\s|$)/.exec(w.params || '')?.[1]?.split('|').filter(Boolean) || [];
     if (versions.length > 1) for (const v of versions) choices.push({ ...w, label: `${w.extension} (version ${v})`, params: { version: v }, params_spec: w.params });
     else choices.push({ ...w, label: `${w.extension} (${w.id})`, params: {}, params_spec: w.params });
   }
-  $('save-as').hidden = choices.length === 0 || Boolean(streaming);
+  $('save-as').hidden = choices.length === 0;
   $('save-target').replaceChildren(...choices.map((c, i) => {
     const option = document.createElement('option');
     option.value = String(i);
@@ -158,8 +160,10 @@ $('save').addEventListener('click', async () => {
   link.download = file;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-  window.sceneria.lastExport = { name: file, bytes: bytes.length, files: (r.files || []).map((f) => f.name) };
-  status(`${file}: ${number.format(bytes.length)} bytes written`);
+  window.sceneria.lastExport = { name: file, bytes: bytes.length, files: (r.files || []).map((f) => f.name), reads: r.reads };
+  // A streamed scenery's export read its sections as it reached them: say how much it fetched.
+  const fetched = r.reads ? ` (${number.format(r.reads.requests)} reads, ${number.format(r.reads.bytes)} bytes fetched)` : '';
+  status(`${file}: ${number.format(bytes.length)} bytes written${fetched}`);
 });
 
 // Files the document refers to that are not among those opened with it (or not next to its URL).
@@ -383,6 +387,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
     showSummary(name, result.summary);
     showSkins(result.summary);
     showKinds(result.lists);
+    if (result.stream) streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
     showSaveTargets(result.summary.capabilities);
     loadScene(result.scene);
     // Non-fatal findings of the reader, with where they are (file, offset, line and column).
@@ -400,7 +405,6 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
     }
     window.sceneria.models = result.models ? { done: false, loaded: 0, failed: 0, pending: null } : null;
     if (result.stream) {
-      streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
       const [x, y, z] = result.stream.start;
       if (viewer) viewer.startAt(x, y, z);
     }

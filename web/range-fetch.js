@@ -48,6 +48,33 @@ export class RangeFetcher {
     }
   }
 
+  // Bytes [begin, end) read at once (a synchronous request: workers only), for an export that
+  // walks the file's parts one at a time; null if they cannot be had whole. Retried as read() is.
+  readNow(begin, end) {
+    if (this.#wholeFile) return this.#wholeFile.subarray(begin, Math.min(end, this.#wholeFile.length));
+    for (let attempt = 0; attempt <= this.#retries; attempt++) {
+      const xhr = new XMLHttpRequest();
+      xhr.open('GET', this.#url, false);
+      xhr.responseType = 'arraybuffer';
+      xhr.setRequestHeader('Range', `bytes=${begin}-${end - 1}`);
+      xhr.timeout = this.#timeoutMs;
+      this.requests++;
+      try {
+        xhr.send();
+      } catch {
+        continue;  // a network error or a timeout: again
+      }
+      if (xhr.status === 206 || xhr.status === 200) {
+        let body = new Uint8Array(xhr.response);
+        if (xhr.status === 200) body = body.subarray(begin, end);  // a server that ignores Range
+        this.bytes += body.length;
+        if (body.length === end - begin) return body;
+      }
+      if (xhr.status && xhr.status < 500) return null;  // 4xx: asking again will not help
+    }
+    return null;
+  }
+
   // Whether another file (next to this one: a model, a texture) exists: a HEAD request that
   // takes one of the same slots, so lookups never crowd out the reads. Any answer but 2xx, a
   // network error or a timeout counts as absent (null); otherwise {size} (null when the server

@@ -38,6 +38,13 @@ class FileRanges {
     this.bytes += data.length;
     return data;
   }
+  // The same at once (an export walking the file's parts).
+  readNow(begin, end) {
+    this.requests++;
+    const data = new Uint8Array(new FileReaderSync().readAsArrayBuffer(this.file.slice(begin, Math.min(end, this.size))));
+    this.bytes += data.length;
+    return data;
+  }
 }
 
 // Files above this size are opened like a URL: header first, sections around the camera.
@@ -341,7 +348,7 @@ function urlFiles(s, url) {
       if (stream !== s) return null;
       // A model file: fetched before its model loads (streamModel), from where the lookups found
       // it (a server may answer any path: a HEAD there already said which candidate is the file).
-      if (/\.(e3d|t3d)$/.test(path)) {
+      if (/\.(e3d|t3d)$/.test(path) && !s.exporting) {
         const bytes = s.modelFiles.get(path) ?? null;
         s.modelFiles.delete(path);
         return bytes;
@@ -473,11 +480,28 @@ async function handle(request, progress) {
     }
     case 'write': {
       if (request.doc !== documentId) return { stale: true };
-      if (source !== document) return { ok: false, error: { code: 'bad_value', offset: 0, message: 'a streamed scenery cannot be written whole' } };
-      const r = document.write(request.target, JSON.stringify(request.params || {}), Boolean(request.lossy),
-                               (fraction) => progress(`writing ${request.target}`, fraction), request.name || '');
+      const write = [request.target, JSON.stringify(request.params || {}), Boolean(request.lossy),
+                     (fraction) => progress(`writing ${request.target}`, fraction), request.name || ''];
+      let r;
+      if (source === document) {
+        r = document.write(...write);
+      } else {
+        // A streamed scenery: the export reads each section it reaches at once (by Range from
+        // the URL, or a slice of the dropped file) and lets it go; model files are read beside
+        // the URL as the export needs them. The view streams on afterwards as it did.
+        const s = stream;
+        const before = { requests: s.fetcher.requests, bytes: s.fetcher.bytes };
+        s.exporting = true;
+        try {
+          r = s.wasm.write(...write, (offset, size) => s.fetcher.readNow(offset, offset + size));
+        } finally {
+          s.exporting = false;
+        }
+        if (r.ok) r.reads = { requests: s.fetcher.requests - before.requests, bytes: s.fetcher.bytes - before.bytes };
+      }
       if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
-      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses), files: r.files, zip: r.zip };
+      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses), files: r.files, zip: r.zip,
+               reads: r.reads ?? null };
     }
     default: {
       if (request.file && request.file.size > STREAM_FILES_ABOVE) {

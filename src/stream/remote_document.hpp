@@ -6,6 +6,7 @@
 // update() returns, and hands the bytes back. No I/O here, so every format's streaming runs and is
 // tested natively.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,15 @@ class RemoteDocument : public Document {
   virtual std::vector<AssetQuery> take_asset_queries() { return {}; }
   void asset_missing(std::string label) { missing_.push_back(std::move(label)); }
   std::vector<std::string> missing_assets() const override { return missing_; }
+
+  // A read the caller answers at once, bytes [offset, offset + size) of the file (the browser
+  // worker's synchronous fetch): how an export of the whole document, or of an area, reaches the
+  // parts it has not streamed (scene_pieces fetches each when it is reached, and lets it go).
+  using ReadNow = std::function<Result<std::vector<std::uint8_t>>(std::uint64_t offset, std::uint64_t size)>;
+  void set_read_now(ReadNow read) { read_now_ = std::move(read); }
+
+ protected:
+  ReadNow read_now_;
 
  private:
   std::vector<std::string> missing_;

@@ -313,6 +313,81 @@ std::vector<stream::RemoteDocument::AssetQuery> RemoteModule::take_asset_queries
   return out;
 }
 
+class RemotePieces final : public scene::Pieces {
+ public:
+  explicit RemotePieces(RemoteModule& m) : m_(m) {
+    for (const auto& [id, info] : m.sections_) order_.push_back(&info);
+    std::sort(order_.begin(), order_.end(), [](const auto* a, const auto* b) { return a->begin < b->begin; });
+  }
+  Result<scene::Scene> base() override {
+    if (!m_.ready_) return Error{Errc::bad_value, 0, "the module is not open yet"};
+    if (!m_.read_now_) return Error{Errc::bad_value, 0, "a streamed module is exported only where its sections can be read at once"};
+    builder_ = std::make_unique<SceneBuilder>(*m_.module_);
+    return builder_->build(false);
+  }
+  std::vector<std::pair<glm::dvec3, glm::dvec3>> later_bounds() const override {
+    std::vector<std::pair<glm::dvec3, glm::dvec3>> out;
+    for (const auto* info : order_) out.push_back(cell_of(*info));
+    return out;
+  }
+  void only(std::function<bool(const std::pair<glm::dvec3, glm::dvec3>&)> wanted) override { wanted_ = std::move(wanted); }
+  Result<std::optional<scene::Scene>> next() override {
+    while (next_ < order_.size()) {
+      const RemoteModule::SectionInfo& info = *order_[next_++];
+      if (wanted_ && !wanted_(cell_of(info))) continue;
+      auto bytes = m_.read_now_(info.begin, info.end - info.begin);
+      if (!bytes) return bytes.error();
+      if (bytes->size() != info.end - info.begin)
+        return Error{Errc::truncated, info.begin, fmt::format("section ({}, {}): {} bytes arrived, {} expected", info.entry.row,
+                                                              info.entry.col, bytes->size(), info.end - info.begin)};
+      auto section = decode_section(*bytes, info.begin, section_context(*m_.module_, info.entry));
+      if (!section) return section.error();
+      // The strings its models name (files, textures, names: the fields say them all), read on
+      // from where the strings loaded so far end.
+      models_ = expand_section(*section, m_.module_->prototypes());
+      std::uint64_t needed = 0;
+      for (const ExpandedModel& e : models_)
+        for (Sid id : {e.name, e.file, e.texture})
+          if (id != kNoString) needed = std::max<std::uint64_t>(needed, std::uint64_t{id} + 1);
+      while (m_.module_->strings.size() < needed && !m_.strings_->done() && !m_.strings_->error()) {
+        const std::uint64_t at = m_.strings_->next_offset();
+        const std::uint64_t size = std::min<std::uint64_t>(m_.strings_->end_offset() - at, 1024 * 1024);
+        auto piece = m_.read_now_(at, size);
+        if (!piece) return piece.error();
+        if (piece->empty()) break;
+        if (Error e = m_.strings_->feed(at, *piece, *m_.module_)) return e;
+      }
+      section_ = std::move(section).value();
+      info_ = &info;
+      return std::optional<scene::Scene>(builder_->pack_section(section_, info.first_index));
+    }
+    return std::optional<scene::Scene>();
+  }
+  nlohmann::ordered_json fields(const scene::Object& object, const std::string& kind) override {
+    if (kind != "pack_models") return m_.browser_ ? m_.browser_->record(kind, object.index) : nullptr;
+    if (!info_ || object.index < info_->first_index || object.index - info_->first_index >= models_.size()) return nullptr;
+    return expanded_model_record(*m_.module_, section_, &info_->entry, models_[static_cast<std::size_t>(object.index - info_->first_index)]);
+  }
+
+ private:
+  static std::pair<glm::dvec3, glm::dvec3> cell_of(const RemoteModule::SectionInfo& info) {
+    const glm::dvec3 lo = kSectionGrid.origin(info.entry.row, info.entry.col);
+    return {lo, lo + glm::dvec3(kSectionGrid.cell, 0.0, kSectionGrid.cell)};
+  }
+  RemoteModule& m_;
+  std::vector<const RemoteModule::SectionInfo*> order_;  // PACK order
+  std::size_t next_ = 0;
+  std::function<bool(const std::pair<glm::dvec3, glm::dvec3>&)> wanted_;
+  std::unique_ptr<SceneBuilder> builder_;  // its own: ids from the start, whatever the view holds
+  PackSection section_;
+  const RemoteModule::SectionInfo* info_ = nullptr;
+  std::vector<ExpandedModel> models_;
+};
+
+std::unique_ptr<scene::Pieces> RemoteModule::scene_pieces() const {
+  return std::make_unique<RemotePieces>(const_cast<RemoteModule&>(*this));  // strings load as sections need them
+}
+
 Result<scene::Scene> RemoteModule::scene() const {
   if (!builder_) return Error{Errc::bad_value, 0, "the module is not open yet"};
   return builder_->build(false);

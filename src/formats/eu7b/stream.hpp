@@ -89,11 +89,16 @@ class RemoteModule final : public stream::RemoteDocument {
   nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   nlohmann::ordered_json record(std::string_view list, std::uint64_t index) const override;
   Result<scene::Scene> scene() const override;
+  // For an export: the header's scene, then every PACK section (in PACK order, those an area
+  // leaves out passed by) fetched through the ReadNow reader when reached, with the strings its
+  // models name; streamed sections and the view are left as they are.
+  std::unique_ptr<scene::Pieces> scene_pieces() const override;
   // The model files placed: the header's records' (MODL, prototypes) and, as sections arrive,
   // their solo models'; each once, by the engine's lookup order, when its name is loaded.
   std::vector<AssetQuery> take_asset_queries() override;
 
  private:
+  friend class RemotePieces;
   struct SectionInfo {
     eu7b::PidxEntry entry;
     std::uint64_t begin = 0, end = 0;  // absolute

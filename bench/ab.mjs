@@ -1,9 +1,9 @@
 // Two builds of one benchmark side by side (before and after a change), alternating so both see
 // the same machine noise: the best of each `*_ms` field and the ratio. Any benchmark that prints
 // one JSON line works. With `--wall 1`, any command: the whole process timed (a CLI as a user
-// runs it), minimum and median of each side.
+// runs it), minimum and median of each side, and its peak resident memory (/usr/bin/time).
 //   node bench/ab.mjs --before OLD_BINARY --after NEW_BINARY [--rounds 5] [--wall 1] -- ARGS...
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 
 const argv = process.argv.slice(2);
 const split = argv.indexOf('--');
@@ -16,19 +16,23 @@ if (!opts.before || !opts.after) {
 }
 const rounds = Number(opts.rounds || 5);
 if (opts.wall) {
-  const times = { before: [], after: [] };
+  const times = { before: [], after: [] }, peaks = { before: [], after: [] };
   for (let r = 0; r < rounds; r++)
     for (const side of r % 2 ? ['after', 'before'] : ['before', 'after']) {
       const t = performance.now();
-      execFileSync(opts[side], args, { stdio: 'ignore' });
+      const run = spawnSync('/usr/bin/time', ['-f', 'peak %M', opts[side], ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      if (run.status !== 0) throw new Error(`${opts[side]} failed: ${run.stderr}`);
+      const err = run.stderr.toString();
       times[side].push(performance.now() - t);
+      peaks[side].push(Number(/peak (\d+)\s*$/.exec(err)?.[1] ?? NaN) / 1024);
     }
   const median = (v) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)];
   const [b, a] = [times.before, times.after];
   console.log(`${rounds} alternating rounds of: ${args.join(' ')}`);
-  console.log('| before: min / median | after: min / median | median before / after |');
-  console.log('|---|---|---|');
-  console.log(`| ${Math.min(...b).toFixed(0)} / ${median(b).toFixed(0)} ms | ${Math.min(...a).toFixed(0)} / ${median(a).toFixed(0)} ms | ${(median(b) / median(a)).toFixed(2)} |`);
+  console.log('| before: min / median | after: min / median | median before / after | peak before → after |');
+  console.log('|---|---|---|---|');
+  console.log(`| ${Math.min(...b).toFixed(0)} / ${median(b).toFixed(0)} ms | ${Math.min(...a).toFixed(0)} / ${median(a).toFixed(0)} ms | ` +
+              `${(median(b) / median(a)).toFixed(2)} | ${median(peaks.before).toFixed(0)} MB → ${median(peaks.after).toFixed(0)} MB |`);
   process.exit(0);
 }
 const best = { before: {}, after: {} };

@@ -1,12 +1,14 @@
-// Scene export throughput and memory: a generated scenery of N models written through the
-// registry's writer as the CLI, the page and the API write it (the document's scene in pieces,
-// the output streamed to a sink that counts it), one format per process so each has its own peak:
-// GLB with EXT_mesh_gpu_instancing, GLB with a node per model, or OBJ (instances baked).
-//   sceneria_export_bench --models N --mode glb|plain|obj [--extras] [--repeat R]
+// Scene export throughput and memory: a module (bench/export-run.mjs generates it with the CLI)
+// written through the registry's writer as the CLI, the page and the API write it (opened for a
+// conversion, the document's scene in pieces, the output streamed to a sink that counts it), one
+// format per process so each has its own peak: GLB with EXT_mesh_gpu_instancing, GLB with a node
+// per model, or OBJ (instances baked).
+//   sceneria_export_bench FILE --mode glb|plain|obj [--extras] [--repeat R]
 // Prints one JSON line (bench/export-run.mjs runs it natively and as wasm side by side):
-//   {"models", "mode", "module_bytes", "ms", "bytes", "peak_bytes"}
+//   {"mode", "module_bytes", "ms", "bytes", "peak_bytes"}
 // The time is the best of R writes (the module opened once, before); the peak is the process's
-// (native: maximum resident set; wasm: the allocator's highest footprint), the module included.
+// (native: maximum resident set, the file's mapped pages included; wasm: the allocator's highest
+// footprint, the file read into it included).
 #include <sys/resource.h>
 
 #include <malloc.h>
@@ -51,24 +53,21 @@ class CountingFile final : public ByteSink {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::uint64_t models = 1'000'000;
+  if (argc < 2) return std::fprintf(stderr, "usage: sceneria_export_bench FILE --mode glb|plain|obj [--extras] [--repeat R]\n"), 2;
   int repeat = 1;
   std::string mode = "glb";
   bool extras = false;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--extras")) extras = true;
     if (i + 1 >= argc) continue;
-    if (!std::strcmp(argv[i], "--models")) models = std::strtoull(argv[i + 1], nullptr, 10);
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
   }
-  const Format* format = find_format("eu7b");
-  auto bytes = format->generate({.models = models, .seed = 1, .params = {}});
-  if (!bytes) return std::fprintf(stderr, "generate: %s\n", bytes.error().describe().c_str()), 1;
-  const std::uint64_t module_bytes = bytes->size();
-  MemorySource source(std::move(bytes).value(), "bench.eu7");
+  auto source = FileSource::open(argv[1]);
+  if (!source) return std::fprintf(stderr, "open: %s\n", source.error().describe().c_str()), 1;
+  const std::uint64_t module_bytes = (*source)->size();
   // Opened as for a conversion (PACK kept encoded), as the CLI and the page's Save as open it.
-  auto document = open_document(source, {.deferred = true});
+  auto document = open_document(**source, {.deferred = true});
   if (!document) return std::fprintf(stderr, "open: %s\n", document.error().describe().c_str()), 1;
   const Writer* writer = find_format("eu7b")->writer_for(mode == "obj" ? "obj" : "glb");
   WriteOptions options;
@@ -84,8 +83,8 @@ int main(int argc, char** argv) {
     best_ms = std::min(best_ms, bench::ms_since(start));
     written = sink.written();
   }
-  std::printf("{\"models\":%llu,\"mode\":\"%s\",\"module_bytes\":%llu,\"ms\":%.1f,\"bytes\":%llu,\"peak_bytes\":%llu}\n",
-              static_cast<unsigned long long>(models), mode.c_str(), static_cast<unsigned long long>(module_bytes), best_ms,
+  std::printf("{\"mode\":\"%s\",\"module_bytes\":%llu,\"ms\":%.1f,\"bytes\":%llu,\"peak_bytes\":%llu}\n",
+              mode.c_str(), static_cast<unsigned long long>(module_bytes), best_ms,
               static_cast<unsigned long long>(written), static_cast<unsigned long long>(peak_bytes()));
   return 0;
 }

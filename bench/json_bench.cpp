@@ -25,16 +25,6 @@ using namespace sceneria;
 
 namespace {
 
-// Counts what a writer makes and keeps none of it.
-class CountingSink final : public ByteSink {
- public:
-  Error put(std::span<const std::uint8_t> bytes) override {
-    written_ += bytes.size();
-    return {};
-  }
-  using ByteSink::put;
-};
-
 std::uint64_t peak_bytes() {
 #ifdef __EMSCRIPTEN__
   return static_cast<std::uint64_t>(mallinfo().usmblks);  // dlmalloc's highest footprint
@@ -71,7 +61,7 @@ int main(int argc, char** argv) {
       if (!j) return fail("json", j.error());
       json_bytes = j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
     } else {
-      CountingSink sink;
+      CountingByteSink sink;
       if (Error e = eu7b::write_module_json(*m, sink, -1, threads)) return fail("json", e);
       json_bytes = sink.written();
     }
@@ -90,7 +80,7 @@ int main(int argc, char** argv) {
       m = eu7b::read_module_json(**source, eu7b::kJsonTreeLimit, threads);
     }
     if (!m) return fail("json", m.error());
-    CountingSink sink;  // written as the CLI writes a file: chunk by chunk
+    CountingByteSink sink;  // written as the CLI writes a file: chunk by chunk
     if (Error e = eu7b::write_module(*m, sink)) return fail("write", e);
     module_bytes = sink.written();
   } else {

@@ -42,6 +42,18 @@ constexpr std::uint16_t kCp1250[128] = {
     0x0111, 0x0144, 0x0148, 0x00F3, 0x00F4, 0x0151, 0x00F6, 0x00F7, 0x0159, 0x016F, 0x00FA, 0x0171, 0x00FC, 0x00FD, 0x0163, 0x02D9,
 };
 
+// Windows-1251 (Cyrillic: Hard Truck's names) likewise; 0x98 is its one undefined byte.
+constexpr std::uint16_t kCp1251[128] = {
+    0x0402, 0x0403, 0x201A, 0x0453, 0x201E, 0x2026, 0x2020, 0x2021, 0x20AC, 0x2030, 0x0409, 0x2039, 0x040A, 0x040C, 0x040B, 0x040F,
+    0x0452, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0     , 0x2122, 0x0459, 0x203A, 0x045A, 0x045C, 0x045B, 0x045F,
+    0x00A0, 0x040E, 0x045E, 0x0408, 0x00A4, 0x0490, 0x00A6, 0x00A7, 0x0401, 0x00A9, 0x0404, 0x00AB, 0x00AC, 0x00AD, 0x00AE, 0x0407,
+    0x00B0, 0x00B1, 0x0406, 0x0456, 0x0491, 0x00B5, 0x00B6, 0x00B7, 0x0451, 0x2116, 0x0454, 0x00BB, 0x0458, 0x0405, 0x0455, 0x0457,
+    0x0410, 0x0411, 0x0412, 0x0413, 0x0414, 0x0415, 0x0416, 0x0417, 0x0418, 0x0419, 0x041A, 0x041B, 0x041C, 0x041D, 0x041E, 0x041F,
+    0x0420, 0x0421, 0x0422, 0x0423, 0x0424, 0x0425, 0x0426, 0x0427, 0x0428, 0x0429, 0x042A, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F,
+    0x0430, 0x0431, 0x0432, 0x0433, 0x0434, 0x0435, 0x0436, 0x0437, 0x0438, 0x0439, 0x043A, 0x043B, 0x043C, 0x043D, 0x043E, 0x043F,
+    0x0440, 0x0441, 0x0442, 0x0443, 0x0444, 0x0445, 0x0446, 0x0447, 0x0448, 0x0449, 0x044A, 0x044B, 0x044C, 0x044D, 0x044E, 0x044F,
+};
+
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
@@ -54,7 +66,7 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
-bool decode_cp1250(std::string_view bytes, std::string& out, bool replace_undefined) {
+bool decode_with(const std::uint16_t (&table)[128], std::string_view bytes, std::string& out, bool replace_undefined) {
   out.clear();
   out.reserve(bytes.size() * 2);
   bool all_defined = true;
@@ -62,8 +74,8 @@ bool decode_cp1250(std::string_view bytes, std::string& out, bool replace_undefi
     const auto c = static_cast<std::uint8_t>(ch);
     if (c < 0x80) {
       out += ch;
-    } else if (kCp1250[c - 0x80] != 0) {
-      append_utf8(out, kCp1250[c - 0x80]);
+    } else if (table[c - 0x80] != 0) {
+      append_utf8(out, table[c - 0x80]);
     } else {
       all_defined = false;
       if (!replace_undefined) return false;
@@ -73,11 +85,9 @@ bool decode_cp1250(std::string_view bytes, std::string& out, bool replace_undefi
   return all_defined;
 }
 
-}  // namespace
+bool decode_cp1250(std::string_view bytes, std::string& out, bool replace_undefined) { return decode_with(kCp1250, bytes, out, replace_undefined); }
 
-bool decode_cp1250(std::string_view bytes, std::string& utf8) { return decode_cp1250(bytes, utf8, false); }
-
-bool encode_cp1250(std::string_view utf8, std::string& out) {
+bool encode_with(const std::uint16_t (&table)[128], std::string_view utf8, std::string& out) {
   if (!is_valid_utf8(utf8)) return false;
   out.clear();
   std::size_t i = 0;
@@ -94,11 +104,23 @@ bool encode_cp1250(std::string_view utf8, std::string& out) {
     i += len;
     int found = -1;
     for (int b = 0; b < 128; ++b)
-      if (kCp1250[b] == cp) found = b;
+      if (table[b] == cp) found = b;
     if (found < 0) return false;
     out += static_cast<char>(0x80 + found);
   }
   return true;
+}
+
+}  // namespace
+
+bool decode_cp1250(std::string_view bytes, std::string& utf8) { return decode_cp1250(bytes, utf8, false); }
+bool encode_cp1250(std::string_view utf8, std::string& bytes) { return encode_with(kCp1250, utf8, bytes); }
+bool decode_cp1251(std::string_view bytes, std::string& utf8) { return decode_with(kCp1251, bytes, utf8, false); }
+bool encode_cp1251(std::string_view utf8, std::string& bytes) { return encode_with(kCp1251, utf8, bytes); }
+std::string display_cp1251(std::string_view bytes) {
+  std::string out;
+  decode_with(kCp1251, bytes, out, true);  // 0x98 becomes U+FFFD
+  return out;
 }
 
 namespace {

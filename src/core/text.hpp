@@ -20,6 +20,12 @@ bool decode_cp1250(std::string_view bytes, std::string& utf8);
 // UTF-8 -> Windows-1250 bytes; false if a character has no CP1250 byte or the UTF-8 is invalid.
 bool encode_cp1250(std::string_view utf8, std::string& bytes);
 
+// Windows-1251 (Cyrillic, Hard Truck's names) likewise; display_cp1251 never fails (the one
+// undefined byte, 0x98, becomes U+FFFD).
+bool decode_cp1251(std::string_view bytes, std::string& utf8);
+bool encode_cp1251(std::string_view utf8, std::string& bytes);
+std::string display_cp1251(std::string_view bytes);
+
 // ASCII case-insensitive comparisons (file extensions, MaSzyna keywords like "none").
 bool iequals(std::string_view a, std::string_view b);
 bool istarts_with(std::string_view s, std::string_view prefix);

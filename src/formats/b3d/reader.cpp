@@ -1,0 +1,315 @@
+// One pass over a B3D's words: the header, the material list, then the data section's markers and
+// blocks, each payload read by its catalogue layout with every count checked against the bytes
+// left. Nesting is kept on an explicit stack (a hostile file nested a million deep costs memory
+// for its blocks, never the call stack).
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+#include "formats/b3d/b3d.hpp"
+#include "formats/b3d/catalogue.hpp"
+
+namespace sceneria::b3d {
+
+float as_float(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+std::uint32_t float_bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+std::string name_text(const Name& name) {
+  const auto* end = std::find(name.begin(), name.end(), std::uint8_t{0});
+  return display_cp1251(std::string_view(reinterpret_cast<const char*>(name.data()), static_cast<std::size_t>(end - name.begin())));
+}
+
+std::string_view type_label(std::uint32_t type) {
+  const Layout* l = layout_of(type);
+  return l ? l->label : std::string_view("unknown");
+}
+
+CornerLayout corner_layout(std::uint32_t format, bool sprite) {
+  CornerLayout c;
+  c.sprite = sprite;
+  // The flag rule of every reference reader: polygons test `format ^ 1`; sprites test the format
+  // as stored and carry no normals.
+  const std::uint32_t f = sprite ? format : format ^ 1u;
+  if (f & 0x02) c.uv_sets = ((f & 0xFF00u) >> 8) + 1;
+  if (!sprite && (f & 0x10) && (f & 0x20)) c.normal = (f & 0x01) ? 3 : 1;
+  c.strip = (f & 0x80) != 0;
+  return c;
+}
+
+std::vector<std::array<std::uint32_t, 3>> triangulate(std::size_t n, bool strip) {
+  std::vector<std::array<std::uint32_t, 3>> out;
+  for (std::size_t t = 0; t + 2 < n; ++t) {
+    const auto i = static_cast<std::uint32_t>(t);
+    if (strip) out.push_back(t % 2 == 0 ? std::array{i, i + 1, i + 2} : std::array{i, i + 2, i + 1});
+    else if (t % 2 == 0) out.push_back({t == 0 ? static_cast<std::uint32_t>(n - 1) : i - 1, i, i + 1});
+    else out.push_back({i, i + 1, i + 2});
+  }
+  return out;
+}
+
+VertexLayout vertex_layout(std::uint32_t format) {
+  VertexLayout v;
+  v.extra_uvs = (format >> 8) & 0xFFu;
+  const std::uint32_t mode = format & 0xFFu;
+  // Modes 1 and 2 store a normal; 3 (and 0, as the public exporter writes it) one scalar.
+  v.normal = mode == 1 || mode == 2 ? 3 : 1;
+  return v;
+}
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::uint8_t> bytes) : b_(bytes) {}
+
+  Result<File> read() {
+    if (b_.size() < 24 || std::memcmp(b_.data(), "b3d\0", 4) != 0)
+      return Error{Errc::bad_magic, 0, "not a B3D file (it does not start with \"b3d\\0\")"};
+    at_ = 4;
+    for (std::uint32_t& w : f_.header) w = word();
+    if (Error e = materials()) return e;
+    data();
+    return std::move(f_);
+  }
+
+ private:
+  // ---- words ----
+  std::uint64_t left() const { return b_.size() - at_; }
+  std::uint32_t word() {
+    std::uint32_t w = 0;
+    std::memcpy(&w, b_.data() + at_, 4);
+    at_ += 4;
+    return w;
+  }
+  // Whether `count` items of `words` words each fit in what is left; else the read stops there.
+  bool fits(std::uint64_t count, std::uint64_t words, std::string_view what) {
+    if (words == 0 || count <= left() / 4 / words) return true;
+    stop(Errc::bad_count, fmt::format("{}{} claims {} {} but only {} bytes remain", where(), what, count, words == 1 ? "words" : "items", left()));
+    return false;
+  }
+  bool take(std::vector<std::uint32_t>& out, std::uint64_t n, std::string_view what) {
+    if (!fits(n, 1, what)) return false;
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(n));
+    std::memcpy(out.data() + at, b_.data() + at_, static_cast<std::size_t>(n) * 4);
+    at_ += n * 4;
+    return true;
+  }
+
+  void stop(Errc code, std::string message) {
+    if (!f_.incomplete) f_.incomplete = Error{code, block_at_, std::move(message)};
+  }
+  // "block 35 "road" at 0x1f2c (in "ks" / "lod"): " — for messages.
+  std::string where() const {
+    std::string path;
+    for (std::int32_t p : open_) path += (path.empty() ? "" : " / ") + fmt::format("\"{}\"", name_text(f_.blocks[static_cast<std::size_t>(p)].name));
+    return fmt::format("block {} \"{}\" at {:#x}{}: ", type_, name_text(name_), block_at_, path.empty() ? "" : " (in " + path + ")");
+  }
+
+  Error materials() {
+    const std::uint64_t at = std::uint64_t{f_.header[1]} * 4;
+    if (at < 24 || at + 4 > b_.size())
+      return Error{Errc::bad_value, 8, fmt::format("the material list offset ({} words) lies outside the {}-byte file", f_.header[1], b_.size())};
+    f_.lead.assign(b_.begin() + 24, b_.begin() + static_cast<std::ptrdiff_t>(at));
+    at_ = at;
+    const std::uint32_t n = word();
+    if (n > left() / 32)
+      return Error{Errc::bad_count, at, fmt::format("the material list at {:#x} claims {} names but only {} bytes remain", at, n, left())};
+    f_.materials.resize(n);
+    for (Name& m : f_.materials) {
+      std::memcpy(m.data(), b_.data() + at_, 32);
+      at_ += 32;
+    }
+    const std::uint64_t data_at = std::uint64_t{f_.header[3]} * 4;
+    if (data_at < at_ || data_at + 4 > b_.size())
+      return Error{Errc::bad_value, 16,
+                   fmt::format("the data section offset ({} words, byte {:#x}) does not follow the material list, which ends at {:#x}",
+                               f_.header[3], data_at, at_)};
+    f_.gap.assign(b_.begin() + static_cast<std::ptrdiff_t>(at_), b_.begin() + static_cast<std::ptrdiff_t>(data_at));
+    at_ = data_at;
+    if (word() != marker::data_begin) return Error{Errc::bad_value, data_at, fmt::format("the data section at {:#x} does not start with 111", data_at)};
+    return {};
+  }
+
+  std::vector<Item>& items() { return open_.empty() ? f_.top : f_.blocks[static_cast<std::size_t>(open_.back())].items; }
+
+  void data() {
+    for (;;) {
+      block_at_ = at_, type_ = 0, name_ = {};
+      if (left() < 4) {
+        stop(Errc::truncated, fmt::format("the data section ends at {:#x} without 222{}", at_,
+                                          open_.empty() ? "" : fmt::format(", {} block{} still open", open_.size(), open_.size() == 1 ? "" : "s")));
+        return;
+      }
+      const std::uint32_t w = word();
+      if (w == marker::group) {
+        items().push_back({});
+      } else if (w == marker::block_begin) {
+        if (!block()) return;
+      } else if (w == marker::block_end) {
+        if (open_.empty()) return stop(Errc::bad_value, fmt::format("555 at {:#x} closes no block", block_at_));
+        const Block& b = f_.blocks[static_cast<std::size_t>(open_.back())];
+        std::size_t children = 0;
+        for (const Item& i : b.items) children += !i.separator();
+        if (b.has_children && children != b.child_count)
+          f_.warnings.push_back({{}, b.offset, 0, 0,
+                                 fmt::format("block {} \"{}\" at {:#x} says {} children and holds {}", b.type, name_text(b.name), b.offset,
+                                             b.child_count, children)});
+        if (!b.has_children && children > 0)
+          f_.warnings.push_back({{}, b.offset, 0, 0, fmt::format("block {} \"{}\" at {:#x} takes no children but holds {}", b.type, name_text(b.name), b.offset, children)});
+        open_.pop_back();
+      } else if (w == marker::data_end) {
+        if (!open_.empty()) {
+          const Block& b = f_.blocks[static_cast<std::size_t>(open_.back())];
+          return stop(Errc::bad_value, fmt::format("222 at {:#x} ends the data section with block {} \"{}\" at {:#x} still open", block_at_, b.type,
+                                                   name_text(b.name), b.offset));
+        }
+        f_.trailing.assign(b_.begin() + static_cast<std::ptrdiff_t>(at_), b_.end());
+        check_header();
+        return;
+      } else {
+        std::string inside;
+        if (!open_.empty()) {
+          const Block& b = f_.blocks[static_cast<std::size_t>(open_.back())];
+          inside = fmt::format(" (in block {} \"{}\" at {:#x}: a payload of another size?)", b.type, name_text(b.name), b.offset);
+        }
+        return stop(Errc::bad_value, fmt::format("expected a marker (333, 444, 555 or 222) at {:#x}, found {}{}", block_at_, w, inside));
+      }
+    }
+  }
+
+  bool block() {
+    if (left() < 36) {
+      stop(Errc::truncated, fmt::format("block at {:#x} is cut off by the end of the file", block_at_));
+      return false;
+    }
+    Block b;
+    b.offset = block_at_;
+    std::memcpy(b.name.data(), b_.data() + at_, 32);
+    at_ += 32;
+    b.type = word();
+    name_ = b.name, type_ = b.type;
+    b.parent = open_.empty() ? -1 : open_.back();
+    b.depth = static_cast<std::uint32_t>(open_.size());
+    const Layout* layout = layout_of(b.type);
+    if (!layout) {
+      stop(Errc::bad_value, fmt::format("{}not a known block type; blocks carry no length, so nothing after it can be read", where()));
+      return false;
+    }
+    // The words each field begins at, for counted fields to find their counts.
+    std::vector<std::size_t> starts;
+    for (const Field& field : layout->fields) {
+      starts.push_back(b.words.size());
+      if (!payload(b, field, starts)) return false;
+    }
+    const auto index = static_cast<std::int32_t>(f_.blocks.size());
+    items().push_back({index});
+    f_.blocks.push_back(std::move(b));
+    open_.push_back(index);
+    return true;
+  }
+
+  bool payload(Block& b, const Field& field, const std::vector<std::size_t>& starts) {
+    using K = Field::Kind;
+    switch (field.kind) {
+      case K::plain: return take(b.words, pattern_words(field.pattern), field.name);
+      case K::counted: {
+        const std::uint32_t n = b.words[starts[static_cast<std::size_t>(field.count_of)]];
+        return fits(n, pattern_words(field.pattern), field.name) && take(b.words, std::uint64_t{n} * pattern_words(field.pattern), field.name);
+      }
+      case K::vertices:
+      case K::formatted_vertices: {
+        const bool formatted = field.kind == K::formatted_vertices;
+        if (!fits(formatted ? 2 : 1, 1, "its vertex count")) return false;
+        if (formatted) b.vertices.format = word();
+        b.vertices.stride = formatted ? vertex_layout(b.vertices.format).stride() : 5;
+        const std::uint32_t n = word();
+        return fits(n, b.vertices.stride, "its vertex list") && take(b.vertices.words, std::uint64_t{n} * b.vertices.stride, "its vertex list");
+      }
+      case K::polygons:
+      case K::sprites: {
+        if (!fits(1, 1, "its polygon count")) return false;
+        const std::uint32_t n = word();
+        if (!fits(n, 5, "its polygon list")) return false;
+        b.polygons.resize(n);
+        for (std::uint32_t k = 0; k < n; ++k) {
+          Polygon& p = b.polygons[k];
+          if (!fits(5, 1, fmt::format("polygon {}", k))) return false;
+          p.format = word(), p.unknown_f = word(), p.unknown_i = word(), p.texnum = word();
+          const std::uint32_t corners = word();
+          p.corner_words = corner_layout(p.format, field.kind == K::sprites).words();
+          if (!fits(corners, p.corner_words, fmt::format("polygon {}", k)) ||
+              !take(p.corners, std::uint64_t{corners} * p.corner_words, fmt::format("polygon {}", k)))
+            return false;
+        }
+        return true;
+      }
+      case K::collision: {
+        if (!fits(1, 1, "its polygon count")) return false;
+        const std::uint32_t n = word();
+        if (!fits(n, 1, "its polygon list")) return false;
+        b.collision.resize(n);
+        for (std::uint32_t k = 0; k < n; ++k) {
+          if (!fits(1, 1, fmt::format("collision polygon {}", k))) return false;
+          const std::uint32_t points = word();
+          if (!fits(points, 3, fmt::format("collision polygon {}", k)) ||
+              !take(b.collision[k].points, std::uint64_t{points} * 3, fmt::format("collision polygon {}", k)))
+            return false;
+        }
+        return true;
+      }
+      case K::extra_word: {
+        // Block 39 as the public exporter writes it has one word more before its child count than
+        // the other readers expect: the child count is the word a marker follows.
+        if (!fits(2, 1, "its child count")) return false;
+        std::uint32_t after = 0;
+        std::memcpy(&after, b_.data() + at_ + 4, 4);
+        b.extra_word = after != marker::block_begin && after != marker::group && after != marker::block_end;
+        if (b.extra_word) b.words.push_back(word());
+        return true;
+      }
+      case K::children:
+        if (!fits(1, 1, "its child count")) return false;
+        b.has_children = true;
+        b.child_count = word();
+        return true;
+    }
+    return false;
+  }
+
+  void check_header() {
+    const auto computed = computed_header(f_);
+    if (computed == f_.header) return;
+    static constexpr const char* kWhat[] = {"file length", "material list offset", "material list length", "data offset", "data length"};
+    for (std::size_t i = 0; i < 5; ++i)
+      if (computed[i] != f_.header[i])
+        f_.warnings.push_back({{}, 4 + 4 * i, 0, 0,
+                               fmt::format("the header's {} is {} words where the file's contents make {} (kept as read)", kWhat[i],
+                                           f_.header[i], computed[i])});
+  }
+
+  std::span<const std::uint8_t> b_;
+  std::uint64_t at_ = 0;
+  File f_;
+  std::vector<std::int32_t> open_;
+  // The block being read, for messages.
+  std::uint64_t block_at_ = 0;
+  std::uint32_t type_ = 0;
+  Name name_{};
+};
+
+}  // namespace
+
+Result<File> read_b3d(std::span<const std::uint8_t> bytes) { return Reader(bytes).read(); }
+
+}  // namespace sceneria::b3d

@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "export/writers.hpp"
+#include "formats/b3d/format.hpp"
 #include "formats/dds/format.hpp"
 #include "formats/e3d/format.hpp"
 #include "formats/eu7b/format.hpp"
@@ -29,6 +30,9 @@ const std::vector<Format>& registry() {
       exports::with_scene_writers(e3d::format()),
       exports::with_scene_writers(t3d::format()),
       exports::with_scene_writers(dds::format()),
+      exports::with_scene_writers(b3d::format()),
+      // A resource file draws nothing: no scene exports.
+      b3d::res_format(),
   };
   return all;
 }

@@ -50,6 +50,9 @@ struct OpenOptions {
   // Threads a format may decode on at once, the caller's included (the CLI gives its cores; the
   // browser's worker keeps 1, as its pthread pool is the streamer's).
   unsigned threads = 1;
+  // For a B3D module: which group of every LOD and switch container is drawn (0, the first, by
+  // default; one with fewer groups shows its last). show_hidden there shows collision and triggers.
+  std::uint32_t group = 0;
 };
 
 // Named options of a writer ("version" = "8", "pack-format" = "5"); each writer says which it takes.

@@ -1,0 +1,82 @@
+#pragma once
+// A B3D module behind the Document interface: its block tree (the "blocks" list, each record its
+// fields by the catalogue), its materials resolved through the .res files found beside it
+// (the module's own, then COMMON/COMMON.RES), and the scene a viewer draws.
+//
+// Coordinates: B3D is taken as right-handed and Z up (the de-facto reference, the LabVaKars
+// Blender tools, imports it unchanged into Blender, and the public exporter writes Blender's
+// coordinates), so the scene's (Y up) point is (x, z, -y), a rotation: windings stay as stored.
+// One switch (kZUp) holds the choice until a game asset with readable text settles it.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "formats/b3d/b3d.hpp"
+#include "formats/b3d/res.hpp"
+#include "formats/registry.hpp"
+
+namespace sceneria::b3d {
+
+inline constexpr bool kZUp = true;
+// B3D (x, y, z) as the scene's point.
+glm::dvec3 to_scene(const glm::dvec3& v);
+
+// A resource file the module's materials are looked up in, and its decoded palette.
+struct Resources {
+  std::string name;
+  ResFile res;
+  std::vector<std::uint32_t> palette;  // PALETTEFILES[0]'s PALT, 0xRRGGBB
+};
+
+struct ViewOptions {
+  std::uint32_t group = 0;   // which group of every LOD and switch container is drawn (the last, for one with fewer)
+  bool show_hidden = false;  // collision, triggers, portals and generators too
+};
+
+class B3dDocument final : public Document {
+ public:
+  using ojson = nlohmann::ordered_json;
+  B3dDocument(File file, std::uint64_t size, std::string name, std::vector<Resources> resources, ViewOptions view, std::vector<std::string> missing);
+
+  std::string_view format_id() const override { return "b3d"; }
+  const File& file() const { return f_; }
+  std::string headline() const override;
+  ojson summary(std::size_t) const override;
+  std::vector<ListInfo> lists() const override;
+  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override;
+  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
+  ojson record(std::string_view list, std::uint64_t index) const override;
+  Result<scene::Scene> scene() const override;
+  std::vector<Warning> warnings() const override;
+  std::vector<std::string> missing_assets() const override { return missing_; }
+  Error dump_to(ByteSink& sink, int indent) const override;
+
+  // The material a texnum names, resolved (nullopt: none of the .res files has it).
+  struct Look {
+    std::size_t resources = 0;  // which of resources_
+    ResMaterial material;
+  };
+  std::optional<Look> look(std::uint32_t texnum) const;
+
+ private:
+  ojson row(std::string_view list, std::uint64_t i) const;
+  std::uint64_t list_size(std::string_view list) const;
+  File f_;
+  std::uint64_t size_;
+  std::string name_;
+  std::vector<Resources> resources_;
+  ViewOptions view_;
+  std::vector<std::string> missing_;
+  mutable std::vector<Warning> scene_warnings_;  // what building the scene found (unresolved links, textures)
+  mutable bool scene_built_ = false;
+};
+
+// The fields of a block by its catalogue layout, for the inspector: names as text, numbers as
+// numbers, counted lists as arrays.
+nlohmann::ordered_json block_fields(const Block& block);
+
+}  // namespace sceneria::b3d

@@ -1,0 +1,212 @@
+#include "formats/b3d/format.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/json_io.hpp"
+#include "core/text.hpp"
+#include "formats/b3d/document.hpp"
+#include "formats/b3d/json.hpp"
+#include "formats/textures.hpp"
+
+namespace sceneria::b3d {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+bool is_b3d(std::span<const std::uint8_t> head) { return head.size() >= 24 && std::memcmp(head.data(), "b3d\0", 4) == 0; }
+bool probe(std::span<const std::uint8_t> head, std::string_view name) { return is_b3d(head) || json_form_is(head, name, "b3d"); }
+
+std::string stem_of(std::string_view path) {
+  std::string name(path.substr(path.find_last_of("/\\") == std::string_view::npos ? 0 : path.find_last_of("/\\") + 1));
+  if (const auto dot = name.rfind('.'); dot != std::string::npos) name.resize(dot);
+  return name;
+}
+
+// The module's own .res (or .rmp) beside it, then the shared COMMON/COMMON.RES (notes §7): each
+// found is read; the module's own missing is listed.
+std::vector<Resources> find_resources(AssetResolver& assets, std::string_view source_name, std::vector<std::string>& missing) {
+  std::vector<Resources> out;
+  const std::string folder = folder_of(source_name), stem = stem_of(source_name);
+  const auto load = [&](const std::vector<std::string>& candidates, bool required) {
+    auto source = required ? assets.open_first(candidates, candidates.front()) : assets.open_quietly(candidates);
+    if (!source) return;
+    auto bytes = source->read_vector(0, source->size());
+    if (!bytes) return missing.push_back(fmt::format("{}: {}", candidates.front(), bytes.error().message));
+    auto res = read_res(*bytes);
+    if (!res) return missing.push_back(fmt::format("{}: {}", source->name(), res.error().message));
+    Resources r;
+    r.name = source->name();
+    r.res = std::move(res).value();
+    if (const ResSection* p = r.res.section("PALETTEFILES"); p && !p->entries.empty())
+      if (auto palette = decode_plm(p->entries.front().data)) r.palette = std::move(palette).value();
+    out.push_back(std::move(r));
+  };
+  load({folder + stem + ".res", folder + stem + ".rmp"}, true);
+  load({folder + "common/common.res", "common/common.res"}, false);
+  for (const std::string& m : assets.missing())
+    if (std::find(missing.begin(), missing.end(), m) == missing.end()) missing.push_back(m);
+  return out;
+}
+
+Result<File> read(ByteSource& source) {
+  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
+  if (Error e = source.read(0, head)) return e;
+  if (!is_b3d(head) && json_form_is(head, source.name(), "b3d")) return read_b3d_json(source);
+  if (source.size() > (std::uint64_t{1} << 31))
+    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte module is too big to read", source.name(), source.size())};
+  auto bytes = read_shared(source);
+  if (!bytes) return bytes.error();
+  return read_b3d(bytes->view);
+}
+
+Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
+  auto file = read(source);
+  if (!file) return file.error();
+  std::vector<std::string> missing;
+  std::vector<Resources> resources;
+  if (options.assets) resources = find_resources(*options.assets, source.name(), missing);
+  ViewOptions view;
+  view.group = options.group;
+  view.show_hidden = options.show_hidden;
+  return std::unique_ptr<Document>(new B3dDocument(std::move(file).value(), source.size(), source.name(), std::move(resources), view, std::move(missing)));
+}
+
+Result<std::vector<std::uint8_t>> write(const Document& d, const WriteOptions&) {
+  const auto* doc = dynamic_cast<const B3dDocument*>(&d);
+  if (!doc) return Error{Errc::bad_value, 0, "only a B3D module can be written as B3D"};
+  return write_b3d(doc->file());
+}
+
+// ---- .res on its own: its sections and entries, written back byte for byte ----
+
+class ResDocument final : public Document {
+ public:
+  ResDocument(ResFile res, std::uint64_t size, std::string name) : res_(std::move(res)), size_(size), name_(std::move(name)) {}
+  const ResFile& res() const { return res_; }
+  std::string_view format_id() const override { return "b3d-res"; }
+  std::string headline() const override {
+    std::string parts;
+    for (const ResSection& s : res_.sections) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", s.count, s.name);
+    return fmt::format("Hard Truck resources: {}", parts.empty() ? "empty" : parts);
+  }
+  ojson summary(std::size_t) const override {
+    ojson j{{"format", "b3d-res"}, {"version", 0}, {"size", size_}};
+    ojson counts = ojson::object(), structure = ojson::array();
+    for (const ResSection& s : res_.sections) counts[s.name] = s.count;
+    j["sections"] = counts;
+    j["counts"] = counts;
+    if (!res_.trailing.empty()) j["trailing_bytes"] = res_.trailing.size();
+    j["structure"] = structure;
+    return j;
+  }
+  std::vector<ListInfo> lists() const override {
+    std::vector<ListInfo> out;
+    for (const ResSection& s : res_.sections)
+      if (!s.entries.empty()) out.push_back({s.name, s.name, s.entries.size()});
+    return out;
+  }
+  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
+    auto out = ojson::array();
+    if (const ResSection* s = res_.section(list))
+      for (std::uint64_t i = first; i < s->entries.size() && i < first + count; ++i) out.push_back(row(*s, i));
+    return out;
+  }
+  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
+    auto out = ojson::array();
+    if (const ResSection* s = res_.section(list))
+      for (std::uint64_t i = 0; i < s->entries.size() && out.size() < limit; ++i)
+        if (icontains(display_cp1251(s->entries[static_cast<std::size_t>(i)].text), query)) out.push_back(row(*s, i));
+    return out;
+  }
+  ojson record(std::string_view list, std::uint64_t index) const override {
+    const ResSection* s = res_.section(list);
+    if (!s || index >= s->entries.size()) return nullptr;
+    const ResEntry& e = s->entries[static_cast<std::size_t>(index)];
+    ojson j{{"text", display_cp1251(e.text)}};
+    if (e.has_data) j["bytes"] = e.data.size();
+    if (s->name == "TEXTUREFILES") {
+      if (auto im = decode_txr(e.data)) j["width"] = im->width, j["height"] = im->height, j["pixel_format"] = im->format, j["mips"] = im->mips;
+      else j["decode"] = im.error().message;
+    }
+    if (s->name == "MATERIALS") {
+      const ResMaterial m = parse_material(e.text);
+      j["name"] = m.name, j["params"] = m.params;
+      if (m.texture) j["texture"] = m.texture;
+      if (m.colour) j["colour"] = m.colour;
+    }
+    return j;
+  }
+  Result<scene::Scene> scene() const override {
+    scene::Scene s;
+    s.add_material({});
+    s.finish();
+    return s;
+  }
+
+ private:
+  ojson row(const ResSection& s, std::uint64_t i) const {
+    const ResEntry& e = s.entries[static_cast<std::size_t>(i)];
+    std::string detail = e.has_data ? fmt::format("{} bytes", e.data.size()) : "";
+    if (s.name == "TEXTUREFILES")
+      if (auto im = decode_txr(e.data)) detail = fmt::format("{}x{} {}", im->width, im->height, im->format);
+    return ojson{{"i", i}, {"name", display_cp1251(s.name == "MATERIALS" ? parse_material(e.text).name : e.path())},
+                 {"detail", s.name == "MATERIALS" ? display_cp1251(parse_material(e.text).params) : detail}};
+  }
+  ResFile res_;
+  std::uint64_t size_;
+  std::string name_;
+};
+
+bool probe_res(std::span<const std::uint8_t> head, std::string_view name) {
+  // No magic: a .res/.rmp whose first C-string is a section header.
+  if (!iends_with(name, ".res") && !iends_with(name, ".rmp")) return false;
+  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size());
+  for (std::string_view section : {"COLORS ", "MATERIALS ", "SOUNDS ", "TEXTUREFILES ", "PALETTEFILES ", "MASKFILES ", "SOUNDFILES ", "BACKFILES "})
+    if (text.substr(0, section.size()) == section) return true;
+  return false;
+}
+
+Result<std::unique_ptr<Document>> open_res(ByteSource& source, const OpenOptions&) {
+  auto bytes = source.read_vector(0, source.size());
+  if (!bytes) return bytes.error();
+  auto res = read_res(*bytes);
+  if (!res) return res.error();
+  return std::unique_ptr<Document>(new ResDocument(std::move(res).value(), source.size(), source.name()));
+}
+
+Result<std::vector<std::uint8_t>> write_res_document(const Document& d, const WriteOptions&) {
+  const auto* doc = dynamic_cast<const ResDocument*>(&d);
+  if (!doc) return Error{Errc::bad_value, 0, "only a Hard Truck resource file can be written as one"};
+  return write_res(doc->res());
+}
+
+}  // namespace
+
+const Format& format() {
+  static const Format f{
+      .id = "b3d",
+      .name = "Hard Truck B3D module (.b3d)",
+      .extensions = {".b3d"},
+      .probe = probe,
+      .open = open,
+      .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", write}, dump_writer("lossless JSON (docs/json-forms.md)")},
+  };
+  return f;
+}
+
+const Format& res_format() {
+  static const Format f{
+      .id = "b3d-res",
+      .name = "Hard Truck resources (.res .rmp)",
+      .extensions = {".res", ".rmp"},
+      .probe = probe_res,
+      .open = open_res,
+      .writers = {{"res", ".res", "resource file, section by section as read", "", write_res_document}},
+  };
+  return f;
+}
+
+}  // namespace sceneria::b3d

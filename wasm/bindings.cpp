@@ -380,9 +380,12 @@ class DocumentBinding {
   // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
   // `skin`: a model's replaceable skin set ("" the first among the files); `show_hidden`: a
   // model's submodels hidden until lights switch them on are drawn.
-  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden) {
+  // `group`: which group of a B3D module's LOD and switch containers is drawn.
+  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden,
+                   int group) {
     // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
-    return open_with(typed_array, name, assets, {.assets = nullptr, .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}},
+    return open_with(typed_array, name, assets, {.assets = nullptr, .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}, .threads = 1,
+                                                      .group = static_cast<std::uint32_t>(std::max(0, group))},
                      string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
   }
   // open() for a conversion or an inspection (the JS API): the whole document at once, not in

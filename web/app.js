@@ -630,17 +630,18 @@ $('share').addEventListener('click', async () => {
 // `assets`: [{path, file}] opened with it (a dropped folder, several files): what it refers to.
 // `skin`: a model's skin set (the skin selector opens the same files again with another).
 let lastFiles = null;
-function openFile(file, assets = [], { skin = '', showHidden = false } = {}) {
+function openFile(file, assets = [], { skin = '', showHidden = false, group = 0 } = {}) {
   clearNotices();
   lastFiles = { file, assets };
   const ticket = latest + 1;
   return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
     if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
-  }, assets, { skin, showHidden }));
+  }, assets, { skin, showHidden, group }));
 }
 // The same files again with the model choices the panel shows.
 function reopenWithChoices() {
-  if (lastFiles) openFile(lastFiles.file, lastFiles.assets, { skin: $('skin-set').value, showHidden: $('show-hidden').checked });
+  if (lastFiles) openFile(lastFiles.file, lastFiles.assets, { skin: $('skin-set').value, showHidden: $('show-hidden').checked,
+                                                              group: Number($('group').value) || 0 });
 }
 
 // A model's skin sets among the files opened with it (summary.skin_sets), the one in use chosen.
@@ -654,11 +655,25 @@ function showSkins(s) {
     return option;
   }));
   if (s.skin_set) $('skin-set').value = s.skin_set;
-  const hidden = s.hidden_submodels || 0;
+  // A model's lamps, or a B3D module's collision, triggers and portals.
+  const hidden = s.hidden_submodels || s.hidden_blocks || 0;
   $('hidden-choice').hidden = hidden === 0;
   $('show-hidden').checked = Boolean(s.hidden_shown);
-  $('show-hidden-label').textContent = `Show ${number.format(hidden)} submodel${hidden === 1 ? '' : 's'} lights switch on`;
+  $('show-hidden-label').textContent = s.hidden_blocks
+    ? `Show ${number.format(hidden)} collision, trigger and portal block${hidden === 1 ? '' : 's'}`
+    : `Show ${number.format(hidden)} submodel${hidden === 1 ? '' : 's'} lights switch on`;
+  // A B3D module's LOD levels and switch states, group 0 first.
+  const groups = s.group_count || 0;
+  $('group-choice').hidden = groups < 2;
+  $('group').replaceChildren(...Array.from({ length: groups }, (_, g) => {
+    const option = document.createElement('option');
+    option.value = String(g);
+    option.textContent = g === 0 ? 'group 0 (the default)' : `group ${g}`;
+    return option;
+  }));
+  if (groups) $('group').value = String(Math.min(s.group_shown || 0, groups - 1));
 }
+$('group').addEventListener('change', reopenWithChoices);
 $('skin-set').addEventListener('change', reopenWithChoices);
 $('show-hidden').addEventListener('change', reopenWithChoices);
 

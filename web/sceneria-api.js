@@ -42,9 +42,11 @@ export class Parser {
   // fraction}). `assets`: [{path, file}] it may refer to (models, textures, includes); what it
   // names and is not among them is listed in summary.missingFiles. For a model: `skin`, its
   // replaceable skin set, one of summary.skin_sets ("" the first); `showHidden`, draw the
-  // submodels lights switch on (summary.hidden_submodels of them).
-  inspect(file, onProgress, assets = [], { skin = '', showHidden = false } = {}) {
-    return this.#request({ kind: 'file', name: file.name, file, assets, skin, showHidden }, onProgress);
+  // submodels lights switch on (summary.hidden_submodels of them); for a B3D module, its collision,
+  // triggers and portals (summary.hidden_blocks), and `group`, which group of its LOD and switch
+  // containers is drawn (0 to summary.group_count - 1).
+  inspect(file, onProgress, assets = [], { skin = '', showHidden = false, group = 0 } = {}) {
+    return this.#request({ kind: 'file', name: file.name, file, assets, skin, showHidden, group }, onProgress);
   }
   // Settings for what the worker hands over. `decodeBlocks`: the viewer's WebGL context has no
   // WEBGL_compressed_texture_s3tc (viewer.stats().s3tc false), so BC1-3 textures are decoded to

@@ -530,7 +530,8 @@ async function openWhole(m, bytes, request, progress) {
   if (!document) document = new m.Document();
   progress('parsing', 0);
   const started = performance.now();
-  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request), request.skin || '', !!request.showHidden));
+  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request), request.skin || '', !!request.showHidden,
+                                                Number.isInteger(request.group) ? request.group : 0));
   result.parseMs = performance.now() - started;
   result.doc = ++documentId;
   if (result.ok) {

@@ -19,7 +19,9 @@ const work = mkdtempSync(join(tmpdir(), 'sceneria-api-'));
 test('formats() lists the registry, with the scene exports for every readable format', async () => {
   const list = await formats();
   assert.equal(list[0].id, 'eu7b');
-  for (const f of list.filter((f) => f.reads)) assert.deepEqual(f.writes.slice(-3).map((w) => w.id), ['glb', 'gltf', 'obj'], f.id);
+  // A Hard Truck .res holds a module's resources and draws nothing: it writes only itself.
+  for (const f of list.filter((f) => f.reads && f.id !== 'b3d-res')) assert.deepEqual(f.writes.slice(-3).map((w) => w.id), ['glb', 'gltf', 'obj'], f.id);
+  assert.deepEqual(list.find((f) => f.id === 'b3d-res').writes.map((w) => w.id), ['res']);
 });
 
 test('a module opened by path: info, lists, sections, objects and records', async () => {

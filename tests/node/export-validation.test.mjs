@@ -24,9 +24,10 @@ const work = mkdtempSync(join(tmpdir(), 'sceneria-export-'));
 
 const run = (...args) => execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-// Every file under samples/maszyna whose format the core reads (by the CLI's own list).
+// Every file under samples/maszyna and samples/hardtruck whose format the core reads and draws (by
+// the CLI's own list: those with the scene exports; a Hard Truck .res is read beside its module).
 const formats = JSON.parse(run('formats', '--json'));
-const readable = new Set(formats.filter((f) => f.reads).flatMap((f) => f.extensions));
+const readable = new Set(formats.filter((f) => f.reads && f.writes.some((w) => w.id === 'glb')).flatMap((f) => f.extensions));
 function* walk(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
@@ -34,7 +35,7 @@ function* walk(dir) {
     else if (readable.has(extname(e.name).toLowerCase())) yield p;
   }
 }
-const inputs = [...walk(join(samples, 'maszyna'))].sort();
+const inputs = [...walk(join(samples, 'maszyna')), ...walk(join(samples, 'hardtruck'))].sort();
 const generated = join(work, 'generated.eu7');
 run('generate', generated, '--models', '5000', '--seed', '7');
 inputs.push(generated);

@@ -105,8 +105,9 @@ struct File {
   std::vector<Item> top;          // the data section's own items
   std::vector<std::uint8_t> trailing;  // after 222
   // Set when the file stopped being readable (an unknown block type, a cut): what came before
-  // it is kept and viewable, but cannot be written back.
+  // it is kept and viewable, and the file's bytes too, which is what it writes back as.
   std::optional<Error> incomplete;
+  std::vector<std::uint8_t> original;  // only when incomplete
   std::vector<Warning> warnings;
 };
 
@@ -115,7 +116,8 @@ struct File {
 // at all is an error.
 Result<File> read_b3d(std::span<const std::uint8_t> bytes);
 // Writes the blocks back: the same bytes for a file read whole. Header words are recomputed,
-// and the ones read kept where the file's own disagreed (they are written as read).
+// and the ones read kept where the file's own disagreed (they are written as read). A file read
+// up to a break is written as it was read (its bytes).
 Result<std::vector<std::uint8_t>> write_b3d(const File& file);
 // The header a file of these contents has (word counts).
 std::array<std::uint32_t, 5> computed_header(const File& file);

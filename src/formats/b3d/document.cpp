@@ -206,8 +206,8 @@ class SceneBuilder {
       if (colour) m.color = rgb_to_rgba(*colour);
       if (rm.texture > 0) {
         m.color = 0xFFFFFFFFu;
-        const std::optional<std::uint32_t> key = rm.use == ResMaterial::Use::ttx ? std::optional<std::uint32_t>(colour.value_or(0)) : std::nullopt;
-        if (const auto t = texture(look->resources, rm.texture, key, name); t) {
+        const std::optional<std::uint32_t> colour_key = rm.use == ResMaterial::Use::ttx ? std::optional<std::uint32_t>(colour.value_or(0)) : std::nullopt;
+        if (const auto t = texture(look->resources, rm.texture, colour_key, name); t) {
           m.texture = t->first;
           if (t->second == Alpha::cut || rm.use == ResMaterial::Use::ttx) m.alpha = scene::Material::Alpha::mask;
           if (t->second == Alpha::graded) m.alpha = scene::Material::Alpha::blend;
@@ -641,7 +641,20 @@ ojson B3dDocument::summary(std::size_t) const {
     for (const ResSection& s : r.res.sections) o[s.name] = s.count;
     j["resources"].push_back(std::move(o));
   }
+  // The viewer's choices: how many groups the LOD and switch containers have (the most of any),
+  // which is drawn, and how many blocks are hidden unless shown.
+  std::uint64_t group_count = 0, hidden = 0;
+  for (const Block& b : f_.blocks) {
+    if (const Layout* l = layout_of(b.type); l && l->grouped) {
+      std::uint64_t groups = 1;
+      for (const Item& i : b.items) groups += i.separator();
+      group_count = std::max(group_count, groups);
+    }
+    hidden += hidden_type(b.type);
+  }
+  j["group_count"] = group_count;
   j["group_shown"] = view_.group;
+  j["hidden_blocks"] = hidden;
   j["hidden_shown"] = view_.show_hidden;
   if (f_.incomplete) j["incomplete"] = f_.incomplete->message;
   auto structure = ojson::array();
@@ -757,7 +770,7 @@ ojson B3dDocument::record(std::string_view list, std::uint64_t index) const {
         j["texture_use"] = m.use == ResMaterial::Use::ttx ? "ttx (colour-keyed transparency)" : m.use == ResMaterial::Use::itx ? "itx" : "tex";
       }
       if (m.colour) j["colour"] = m.colour;
-      if (m.transparency) j["transparency"] = m.transparency;
+      if (m.transparency != 0.0f) j["transparency"] = m.transparency;
     } else {
       j["resources"] = nullptr;
     }

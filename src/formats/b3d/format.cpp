@@ -74,9 +74,11 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   return std::unique_ptr<Document>(new B3dDocument(std::move(file).value(), source.size(), source.name(), std::move(resources), view, std::move(missing)));
 }
 
-Result<std::vector<std::uint8_t>> write(const Document& d, const WriteOptions&) {
+Result<std::vector<std::uint8_t>> write(const Document& d, const WriteOptions& options) {
   const auto* doc = dynamic_cast<const B3dDocument*>(&d);
   if (!doc) return Error{Errc::bad_value, 0, "only a B3D module can be written as B3D"};
+  if (doc->file().incomplete && options.losses)
+    options.losses->push_back(fmt::format("the module was read up to a break ({}): written as it was read", doc->file().incomplete->message));
   return write_b3d(doc->file());
 }
 

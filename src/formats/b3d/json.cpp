@@ -406,14 +406,21 @@ Error hex_member(const njson& j, const char* key, std::vector<std::uint8_t>& out
 }  // namespace
 
 Error write_b3d_json(const File& f, ByteSink& sink, int indent) {
-  if (f.incomplete)
-    return Error{Errc::bad_value, f.incomplete->offset, "the file was not read to its end (" + f.incomplete->message + "), so it has no lossless JSON form"};
   JsonText t(sink, indent);
   t.open_object();
   t.key("format");
   t.string("b3d");
   t.key("schema");
   t.number(std::int64_t{kJsonSchemaVersion});
+  if (f.incomplete) {
+    // Not read to its end: the reason and the file's bytes, which read back to the same break.
+    if (f.original.empty()) return Error{Errc::bad_value, f.incomplete->offset, "the file was not read to its end: " + f.incomplete->message};
+    t.key("incomplete");
+    t.string(f.incomplete->message);
+    hex_text(t, "bytes_hex", f.original);
+    t.close();
+    return t.flush();
+  }
   if (f.header != computed_header(f)) {
     t.key("header_as_read");
     t.open_array();
@@ -441,6 +448,11 @@ Result<File> read_b3d_json(ByteSource& source) {
   if (!j.contains("schema") || !j["schema"].is_number_integer() || j["schema"].get<int>() != kJsonSchemaVersion)
     return Error{Errc::bad_value, 0, fmt::format("unsupported B3D JSON schema (this build reads schema {})", kJsonSchemaVersion)};
   File f;
+  if (j.contains("bytes_hex")) {  // a file read up to a break: its bytes
+    std::vector<std::uint8_t> bytes;
+    if (Error e = hex_member(j, "bytes_hex", bytes)) return e;
+    return read_b3d(bytes);
+  }
   if (Error e = hex_member(j, "lead_hex", f.lead)) return e;
   if (Error e = hex_member(j, "gap_hex", f.gap)) return e;
   if (Error e = hex_member(j, "trailing_hex", f.trailing)) return e;

@@ -79,6 +79,7 @@ class Reader {
     for (std::uint32_t& w : f_.header) w = word();
     if (Error e = materials()) return e;
     data();
+    if (f_.incomplete) f_.original.assign(b_.begin(), b_.end());
     return std::move(f_);
   }
 
@@ -99,6 +100,7 @@ class Reader {
   }
   bool take(std::vector<std::uint32_t>& out, std::uint64_t n, std::string_view what) {
     if (!fits(n, 1, what)) return false;
+    if (n == 0) return true;  // memcpy of nothing still wants real pointers, and an empty vector has none
     const std::size_t at = out.size();
     out.resize(at + static_cast<std::size_t>(n));
     std::memcpy(out.data() + at, b_.data() + at_, static_cast<std::size_t>(n) * 4);

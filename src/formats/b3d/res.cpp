@@ -4,7 +4,9 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <type_traits>
 
+#include <fast_float/fast_float.h>
 #include <fmt/format.h>
 
 namespace sceneria::b3d {
@@ -119,7 +121,11 @@ ResMaterial parse_material(std::string_view entry) {
   }
   const auto number = [&](std::size_t k, auto& v) {
     if (k + 1 >= tokens.size()) return;
-    std::from_chars(tokens[k + 1].data(), tokens[k + 1].data() + tokens[k + 1].size(), v);
+    // fast_float for the float: this libc++ (Emscripten's) has no floating from_chars.
+    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(v)>>)
+      fast_float::from_chars(tokens[k + 1].data(), tokens[k + 1].data() + tokens[k + 1].size(), v);
+    else
+      std::from_chars(tokens[k + 1].data(), tokens[k + 1].data() + tokens[k + 1].size(), v);
   };
   for (std::size_t k = 0; k < tokens.size(); ++k) {
     const std::string_view t = tokens[k];

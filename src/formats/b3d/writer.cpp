@@ -150,9 +150,11 @@ std::array<std::uint32_t, 5> computed_header(const File& file) {
 }
 
 Result<std::vector<std::uint8_t>> write_b3d(const File& file) {
-  if (file.incomplete)
-    return Error{Errc::bad_value, file.incomplete->offset,
-                 "the file was not read to its end (" + file.incomplete->message + "), so it cannot be written back"};
+  if (file.incomplete) {
+    if (file.original.empty())
+      return Error{Errc::bad_value, file.incomplete->offset, "the file was not read to its end (" + file.incomplete->message + "), so it cannot be written back"};
+    return file.original;
+  }
   std::vector<std::uint8_t> data;
   if (Error e = Writer(file).data(data)) return e;
   const auto computed = header_for(file, data.size());

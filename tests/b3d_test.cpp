@@ -17,6 +17,8 @@
 #include "formats/b3d/document.hpp"
 #include "formats/b3d/json.hpp"
 #include "formats/b3d/res.hpp"
+#include "formats/registry.hpp"
+#include "io/assets.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 #include "sample_files.hpp"
@@ -444,6 +446,52 @@ TEST(B3dScene, LocatorsPlaceTheirChildrenAndLinksPlaceCopies) {
     }
 }
 
+TEST(B3dScene, ALinkFindsItsObjectInAnotherModuleOpenedWithIt) {
+  // The module: a locator and two links, one to a tyre it lacks, one to a name no module has.
+  Builder a;
+  a.materials = {"mat_a"};
+  a.begin("loc", 24).fs({0, 1, 0, -1, 0, 0, 0, 0, 1, 10, 20, 30}).w(1).w(0).end();
+  a.begin("link", 18).bound().name("loc").name("tyre").end();
+  a.begin("ghost link", 18).bound().name("loc").name("ghost").end();
+  // Another module without it (read and passed by), and the one holding it.
+  Builder other;
+  other.begin("nothing", 3).bound().w(0).end();
+  Builder trucks;
+  trucks.materials = {"rubber"};
+  trucks.begin("tyre", 5).bound().name("").w(1);
+  trucks.begin("tv", 7).bound().name("g").w(3).fs({0, 0, 0, 0, 0}).fs({2, 0, 0, 1, 0}).fs({0, 2, 0, 0, 1}).w(1);
+  trucks.begin("tt", 8).bound().w(1).w(0).f(1).w(32767).w(0).w(3).w(0).w(1).w(2).end().end();
+  trucks.end();
+  MemoryAssets assets;
+  assets.add("game/a.b3d", a.bytes());
+  assets.add("game/other.b3d", other.bytes());
+  assets.add("trucks.b3d", trucks.bytes());
+  const auto bytes = a.bytes();
+  MemorySource source(bytes, "game/a.b3d");
+  auto doc = open_document(source, {.assets = &assets});
+  ASSERT_TRUE(doc.ok()) << doc.error().describe();
+  const auto summary = (*doc)->summary(0);
+  ASSERT_TRUE(summary.contains("linked_modules"));
+  EXPECT_EQ(summary["linked_modules"], nlohmann::ordered_json::array({"trucks.b3d"}));
+  auto s = (*doc)->scene();
+  ASSERT_TRUE(s.ok()) << s.error().describe();
+  // The tyre's (2, 0, 0) at the locator: (10, 22, 30) in B3D, (10, 30, -22) in the scene.
+  const auto tyre = world_positions(*s, "tt");
+  ASSERT_EQ(tyre.size(), 3u);
+  EXPECT_TRUE(std::any_of(tyre.begin(), tyre.end(), [](const glm::vec3& p) { return near(p, {10, 30, -22}); }));
+  // Picked, the copy is the link that placed it (block 1 of this module), and its node says whence.
+  for (const scene::Section& sec : s->sections)
+    for (const scene::Instance& in : sec.instances)
+      if (s->meshes[in.mesh].name == "tt") EXPECT_EQ(s->objects[in.object].index, 1u);
+  EXPECT_TRUE(std::any_of(s->nodes.begin(), s->nodes.end(), [](const scene::Node& n) { return n.name == "trucks.b3d: tyre at loc"; }));
+  // Its material is the linked module's own.
+  EXPECT_TRUE(std::any_of(s->materials.begin(), s->materials.end(), [](const scene::Material& m) { return m.name == "rubber"; }));
+  const auto warnings = (*doc)->warnings();
+  EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](const Warning& w) {
+    return w.message.find("inserts \"ghost\", which is in none of the modules opened") != std::string::npos;
+  }));
+}
+
 TEST(B3dScene, GroupZeroIsDrawnByDefaultAndHiddenBlocksOnAsk) {
   const auto bytes = synthetic().bytes();
   const auto drawn = [&](ViewOptions v) {
@@ -491,6 +539,25 @@ TEST(B3dScene, TheSampleIsTexturedFromItsResources) {
   EXPECT_GE(masked, 1u);   // ttx: colour-keyed
   EXPECT_GE(blended, 1u);  // transp 0.25
   EXPECT_GT(triangles, 300u);
+  // The coordinate change is a rotation, so the stored windings stay: each triangle's face normal
+  // (counter-clockwise front, as glTF) points the way the file's own vertex normals do. A
+  // reflection such as (x, z, y) without reversing the windings turns every one of them round.
+  std::size_t agree = 0, checked = 0;
+  for (const scene::Mesh& m : s->meshes) {
+    if (m.normals.size() != m.positions.size()) continue;
+    for (std::size_t k = 0; k + 2 < m.indices.size(); k += 3) {
+      const glm::vec3 a = m.positions[m.indices[k]], b = m.positions[m.indices[k + 1]], c = m.positions[m.indices[k + 2]];
+      const glm::vec3 face = glm::cross(b - a, c - a);
+      if (glm::length(face) < 1e-6f) continue;
+      const glm::vec3 stored = m.normals[m.indices[k]] + m.normals[m.indices[k + 1]] + m.normals[m.indices[k + 2]];
+      agree += glm::dot(face, stored) > 0, ++checked;
+    }
+  }
+  // All but three: the quads flagged as strips (0x80: formats 144 and 176) whose corners the
+  // exporter wrote around the quad, where the strip rule (the reference tools') turns the second
+  // triangle round.
+  EXPECT_EQ(checked, 346u);
+  EXPECT_EQ(checked - agree, 3u);
   for (const scene::Texture& t : s->textures) {
     EXPECT_EQ(t.format, scene::Texture::Format::rgba8);
     EXPECT_EQ(t.levels.at(0).size(), std::size_t{t.width} * t.height * 4);

@@ -390,6 +390,8 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
     if (result.stream) streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
     showSaveTargets(result.summary.capabilities);
     loadScene(result.scene);
+    // What would make the document whole (a module's resources not opened with it).
+    for (const a of result.summary.advice || []) notice(a);
     // Non-fatal findings of the reader, with where they are (file, offset, line and column).
     for (const w of (result.summary.warnings || []).slice(0, 20)) {
       const where = w.line ? `line ${w.line}, column ${w.column}` : `byte ${number.format(w.offset)} (${hex(w.offset)})`;

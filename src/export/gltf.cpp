@@ -394,9 +394,13 @@ class GltfWriter {
       attributes += fmt::format(R"(,"TEXCOORD_0":{})", accessor(uv, kFloat, "VEC2", kArrayBuffer));
     }
     Array primitives;
-    for (const auto& [material_id, idx] : parts)
-      primitives.add(fmt::format(R"({{"attributes":{{{}}},"indices":{},"material":{},"mode":{}}})", attributes,
-                                 accessor(idx, kUnsignedInt, "SCALAR", kElementArrayBuffer), material(material_id), kTriangles));
+    for (const auto& [material_id, idx] : parts) {
+      // In this order: arguments of one call are evaluated in an order compilers choose, and the
+      // buffer's layout must not depend on the compiler.
+      const std::uint32_t indices = accessor(idx, kUnsignedInt, "SCALAR", kElementArrayBuffer);
+      const std::uint32_t look = material(material_id);
+      primitives.add(fmt::format(R"({{"attributes":{{{}}},"indices":{},"material":{},"mode":{}}})", attributes, indices, look, kTriangles));
+    }
     return slot = meshes_.add(fmt::format(R"({{"name":{},"primitives":[{}]}})", quote(m.name), primitives.text));
   }
 

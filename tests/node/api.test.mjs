@@ -109,7 +109,8 @@ test('convert to json streams the dump out of the worker: the native CLI\'s byte
 });
 
 test('a model and a twin convert to their JSON forms as the native CLI dumps them, and back to their own bytes', async () => {
-  for (const [sample, own, form] of [['maszyna/models/kabina_a.e3d', 'e3d', 'e3d'], ['maszyna/twin/trees.scmb', 'twin', 'scenery-twin']]) {
+  for (const [sample, own, form] of [['maszyna/models/kabina_a.e3d', 'e3d', 'e3d'], ['maszyna/twin/trees.scmb', 'twin', 'scenery-twin'],
+                                     ['hardtruck/ks.b3d', 'b3d', 'b3d']]) {
     const path = join(samples, sample);
     const dumped = join(work, `${own}.json`);
     execFileSync(cli, ['dump', path, '-o', dumped]);
@@ -136,6 +137,21 @@ test('a map of dropped files opens its scenery with its includes and compiles to
   doc.close();
   assert.ok(Buffer.from(out.bytes).equals(readFileSync(join(samples, 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7'))));
   assert.ok(out.losses.some((l) => l.includes('UTEX filters it')));
+});
+
+test('a Hard Truck module dropped with its .res converts to the .glb the CLI writes, its textures as PNG', async () => {
+  const doc = await open({ 'ks/ks.b3d': join(samples, 'hardtruck/ks.b3d'), 'ks/ks.res': join(samples, 'hardtruck/ks.res') });
+  assert.equal(doc.format, 'b3d');
+  assert.equal(doc.info().resources[0].name, 'ks/ks.res');
+  const glb = await convert(doc, { to: 'glb' });
+  doc.close();
+  const expected = join(work, 'ks.glb');
+  execFileSync(cli, ['convert', join(samples, 'hardtruck/ks.b3d'), expected]);
+  assert.ok(Buffer.from(glb.bytes).equals(readFileSync(expected)));
+  const bytes = Buffer.from(glb.bytes);
+  const json = JSON.parse(bytes.subarray(20, 20 + bytes.readUInt32LE(12)).toString('utf8'));
+  assert.equal(json.images.length, 11);  // the 12 TEXTUREFILES, one of them named by no material
+  assert.ok(json.images.every((i) => i.mimeType === 'image/png'));
 });
 
 test('errors say what and where; a long conversion can be cancelled', async () => {

@@ -76,17 +76,27 @@ std::uint32_t rgb_to_rgba(std::uint32_t rgb, std::uint8_t alpha = 255) {
 
 class SceneBuilder {
  public:
-  SceneBuilder(const B3dDocument& d, const File& f, const std::vector<Resources>& res, const ViewOptions& v, std::vector<Warning>& warnings)
-      : d_(d), f_(f), res_(res), v_(v), warnings_(warnings) {}
+  // `f` and `res`: the module; `linked`: the other modules its links may insert objects from.
+  SceneBuilder(const File& f, const std::vector<Resources>& res, const std::vector<LinkedModule>& linked, const ViewOptions& v,
+               std::vector<Warning>& warnings)
+      : v_(v), warnings_(warnings) {
+    modules_.push_back({&f, &res, ""});
+    for (const LinkedModule& l : linked) modules_.push_back({&l.file, &l.resources, l.name});
+  }
 
   scene::Scene build() {
     s_.grid = {.cell = 1000.0, .centre = 250, .cells = 500};
     s_.add_material({});
     kind_ = s_.add_kind("blocks");
-    locator_worlds();
-    for (std::size_t k = 0; k < f_.blocks.size(); ++k)
-      if (f_.blocks[k].parent < 0) top_by_name_.emplace(key_of(f_.blocks[k].name), static_cast<std::int32_t>(k));
-    walk(f_.top, glm::dmat4(1.0), -1, -1, 0, 0);
+    locators_.resize(modules_.size());
+    top_by_name_.resize(modules_.size());
+    for (std::size_t m = 0; m < modules_.size(); ++m) {
+      const File& file = *modules_[m].file;
+      locator_worlds(file, locators_[m]);
+      for (std::size_t k = 0; k < file.blocks.size(); ++k)
+        if (file.blocks[k].parent < 0) top_by_name_[m].emplace(key_of(file.blocks[k].name), static_cast<std::int32_t>(k));
+    }
+    walk(f().top, glm::dmat4(1.0), -1, -1, 0, 0);
     s_.finish();
     return std::move(s_);
   }
@@ -94,14 +104,23 @@ class SceneBuilder {
  private:
   static constexpr std::uint32_t kMaxDepth = 256, kMaxLinks = 8;
 
+  // The module whose blocks are being walked: this one, or a linked one inside a link's copy.
+  struct Module {
+    const File* file;
+    const std::vector<Resources>* resources;
+    std::string name;
+  };
+  const File& f() const { return *modules_[current_].file; }
+  const std::vector<Resources>& res() const { return *modules_[current_].resources; }
+
   // Every locator's world transform from the tree alone (links place copies at them).
-  void locator_worlds() {
-    std::vector<glm::dmat4> world(f_.blocks.size(), glm::dmat4(1.0));
-    for (std::size_t k = 0; k < f_.blocks.size(); ++k) {  // parents come before children
-      const Block& b = f_.blocks[k];
+  static void locator_worlds(const File& file, std::map<std::string, glm::dmat4>& out) {
+    std::vector<glm::dmat4> world(file.blocks.size(), glm::dmat4(1.0));
+    for (std::size_t k = 0; k < file.blocks.size(); ++k) {  // parents come before children
+      const Block& b = file.blocks[k];
       const glm::dmat4 parent = b.parent >= 0 ? world[static_cast<std::size_t>(b.parent)] : glm::dmat4(1.0);
       world[k] = b.type == 24 ? parent * local(b) : parent;
-      if (b.type == 24) locators_.emplace(key_of(b.name), world[k]);
+      if (b.type == 24) out.emplace(key_of(b.name), world[k]);
     }
   }
   // A locator's matrix in scene coordinates: its rows and position as B3D's row-vector transform.
@@ -139,12 +158,12 @@ class SceneBuilder {
 
   void block(std::size_t index, const glm::dmat4& parent_world, std::int32_t vertices, std::int32_t parent_node, std::uint32_t depth,
              std::uint32_t links) {
-    const Block& b = f_.blocks[index];
+    const Block& b = f().blocks[index];
     if (hidden_type(b.type) && !v_.show_hidden) return;
     glm::dmat4 world = parent_world;
     if (b.type == 24) world = parent_world * local(b);
     if (b.type == 4) {  // a container on a named locator
-      if (auto it = locators_.find(key_of(name_at(b, 4))); it != locators_.end()) world = it->second;
+      if (auto it = locators_[current_].find(key_of(name_at(b, 4))); it != locators_[current_].end()) world = it->second;
     }
     if (b.type == 6 || b.type == 7 || b.type == 36 || b.type == 37) vertices = static_cast<std::int32_t>(index);
     const std::int32_t node = add_node(b, index, parent_node, parent_world, world);
@@ -156,7 +175,7 @@ class SceneBuilder {
       case 30: portal(b, index, world, node); break;
       case 33: light(b, index, world, node); break;
       case 20: polyline(b, world); break;
-      case 18: link(b, world, vertices, node, depth, links); break;
+      case 18: link(b, index, world, node, depth, links); break;
       default: break;
     }
     const Layout* l = layout_of(b.type);
@@ -181,7 +200,9 @@ class SceneBuilder {
     s_.nodes.push_back(std::move(n));
     return static_cast<std::int32_t>(s_.nodes.size() - 1);
   }
+  // A block of a linked module is picked as the link that inserted it (this module's block).
   std::uint32_t object_of(std::size_t index, const glm::dmat4& world, const glm::dvec3& centre, float radius) {
+    if (current_ != 0) index = outer_link_;
     auto [it, fresh] = objects_.try_emplace(index, 0);
     if (fresh) it->second = s_.add_object(kind_, index, glm::dvec3(world * glm::dvec4(centre, 1.0)), radius);
     return it->second;
@@ -189,18 +210,18 @@ class SceneBuilder {
 
   // ---- looks ----
   std::uint32_t material(std::uint32_t texnum, bool two_sided = false) {
-    const auto key = std::pair{texnum, two_sided};
+    const auto key = std::tuple{current_, texnum, two_sided};
     if (auto it = materials_.find(key); it != materials_.end()) return it->second;
     scene::Material m;
     m.two_sided = two_sided;
-    const std::string name = texnum < f_.materials.size() ? name_text(f_.materials[texnum]) : fmt::format("texnum {}", texnum);
+    const std::string name = texnum < f().materials.size() ? name_text(f().materials[texnum]) : fmt::format("texnum {}", texnum);
     m.name = name;
     m.color = scene::color_for_name(name) | 0xFF000000u;
-    if (texnum >= f_.materials.size()) {
-      warn_once("texnum " + std::to_string(texnum), fmt::format("a polygon names material {} of {}", texnum, f_.materials.size()));
-    } else if (const auto look = d_.look(texnum)) {
+    if (texnum >= f().materials.size()) {
+      warn_once(fmt::format("texnum {} {}", current_, texnum), fmt::format("{}a polygon names material {} of {}", where(), texnum, f().materials.size()));
+    } else if (const auto look = look_up(f(), res(), texnum)) {
       const ResMaterial& rm = look->material;
-      const Resources& r = res_[look->resources];
+      const Resources& r = res()[look->resources];
       const std::optional<std::uint32_t> colour =
           rm.colour > 0 && rm.colour <= r.palette.size() ? std::optional<std::uint32_t>(r.palette[rm.colour - 1]) : std::nullopt;
       if (colour) m.color = rgb_to_rgba(*colour);
@@ -217,25 +238,26 @@ class SceneBuilder {
         m.alpha = scene::Material::Alpha::blend;
         m.color = (m.color & 0x00FFFFFFu) | (static_cast<std::uint32_t>((1.0f - rm.transparency) * 255.0f + 0.5f) << 24);
       }
-    } else if (!res_.empty()) {
-      warn_once("material " + name, fmt::format("material \"{}\" is not in {}", name, res_.front().name));
+    } else if (!res().empty()) {
+      warn_once(fmt::format("material {} {}", current_, name), fmt::format("material \"{}\" is not in {}", name, res().front().name));
     }
     return materials_[key] = s_.add_material(m);
   }
   enum class Alpha : std::uint8_t { opaque, cut, graded };
-  std::optional<std::pair<std::uint32_t, Alpha>> texture(std::size_t res, std::uint32_t number, std::optional<std::uint32_t> key, const std::string& material) {
-    const auto cache_key = std::tuple{res, number, key.value_or(0xFFFFFFFFu)};
+  std::optional<std::pair<std::uint32_t, Alpha>> texture(std::size_t which, std::uint32_t number, std::optional<std::uint32_t> key, const std::string& material) {
+    const auto cache_key = std::tuple{current_, which, number, key.value_or(0xFFFFFFFFu)};
     if (auto it = textures_.find(cache_key); it != textures_.end()) return it->second;
     std::optional<std::pair<std::uint32_t, Alpha>> out;
-    const ResSection* files = res_[res].res.section("TEXTUREFILES");
+    const Resources& from = res()[which];
+    const ResSection* files = from.res.section("TEXTUREFILES");
     if (!files || number > files->entries.size()) {
-      warn_once(fmt::format("texture {} {}", res, number), fmt::format("material \"{}\" names texture {} of {} in {}", material, number,
-                                                                       files ? files->entries.size() : 0, res_[res].name));
+      warn_once(fmt::format("texture {} {} {}", current_, which, number), fmt::format("material \"{}\" names texture {} of {} in {}", material, number,
+                                                                       files ? files->entries.size() : 0, from.name));
     } else {
       const ResEntry& e = files->entries[number - 1];
       auto im = decode_txr(e.data, key);
       if (!im) {
-        warn_once("txr " + e.text, fmt::format("{} in {}: {}", e.path(), res_[res].name, im.error().message));
+        warn_once("txr " + from.name + e.text, fmt::format("{} in {}: {}", e.path(), from.name, im.error().message));
       } else {
         scene::Texture t;
         t.name = display_cp1251(e.path());
@@ -295,7 +317,7 @@ class SceneBuilder {
 
   void polygons(const Block& b, std::size_t index, const glm::dmat4& world, std::int32_t vertices, std::int32_t node) {
     const bool sprite = b.type == 28;
-    const Block* vb = vertices >= 0 ? &f_.blocks[static_cast<std::size_t>(vertices)] : nullptr;
+    const Block* vb = vertices >= 0 ? &f().blocks[static_cast<std::size_t>(vertices)] : nullptr;
     if (!vb && !sprite) {
       warn_once(fmt::format("novertices {}", index), fmt::format("polygon block \"{}\" at {:#x} has no vertex block above it", name_text(b.name), b.offset));
       return;
@@ -438,29 +460,31 @@ class SceneBuilder {
     if (!line.positions.empty()) sec.batches.push_back(std::move(line));
   }
 
-  // A copy of a named object at a named locator (notes §6), as the engine inserts wheels.
-  void link(const Block& b, const glm::dmat4& world, std::int32_t vertices, std::int32_t node, std::uint32_t depth, std::uint32_t links) {
+  // A copy of a named object at a named locator (notes §6), as the engine inserts wheels. The
+  // object is looked for in the module the link is in, then in the linked modules.
+  void link(const Block& b, std::size_t index, const glm::dmat4& world, std::int32_t node, std::uint32_t depth, std::uint32_t links) {
     const std::string space = key_of(name_at(b, 4)), object = key_of(name_at(b, 12));
     if (object.empty()) return;
-    auto target = top_by_name_.find(object);
-    std::int32_t found = target != top_by_name_.end() ? target->second : -1;
-    if (found < 0)
-      for (std::size_t k = 0; k < f_.blocks.size() && found < 0; ++k)
-        if (key_of(f_.blocks[k].name) == object) found = static_cast<std::int32_t>(k);
+    std::size_t module = current_;
+    std::int32_t found = find_block(module, object);
+    for (std::size_t m = 0; m < modules_.size() && found < 0; ++m)
+      if (m != current_) module = m, found = find_block(m, object);
     if (found < 0) {
-      warn_once("link " + object, fmt::format("link \"{}\" inserts \"{}\", which is not in this module", name_text(b.name), display_cp1251(object)));
-      unresolved_.insert(object);
+      warn_once("link " + object, fmt::format("{}link \"{}\" inserts \"{}\", which is in none of the modules opened", where(), name_text(b.name),
+                                              display_cp1251(object)));
       return;
     }
-    if (links >= kMaxLinks || std::find(expanding_.begin(), expanding_.end(), found) != expanding_.end()) return;  // a link into itself
+    const auto key = std::pair{module, found};
+    if (links >= kMaxLinks || std::find(expanding_.begin(), expanding_.end(), key) != expanding_.end()) return;  // a link into itself
     glm::dmat4 at = world;
     if (!space.empty()) {
-      if (auto it = locators_.find(space); it != locators_.end()) at = it->second;
-      else warn_once("space " + space, fmt::format("link \"{}\" names locator \"{}\", which is not in this module", name_text(b.name), display_cp1251(space)));
+      if (auto it = locators_[current_].find(space); it != locators_[current_].end()) at = it->second;
+      else warn_once("space " + space, fmt::format("{}link \"{}\" names locator \"{}\", which is not in its module", where(), name_text(b.name), display_cp1251(space)));
     }
     // The copy hangs under a node of its own that puts it at the locator, in the link's frame.
     scene::Node placed;
-    placed.name = fmt::format("{} at {}", display_cp1251(object), space.empty() ? std::string("the link") : display_cp1251(space));
+    placed.name = fmt::format("{}{} at {}", module != 0 ? modules_[module].name + ": " : "", display_cp1251(object),
+                              space.empty() ? std::string("the link") : display_cp1251(space));
     placed.parent = node;
     glm::dvec3 scale, translation, skew;
     glm::dquat rotation;
@@ -469,26 +493,38 @@ class SceneBuilder {
       placed.translation = glm::vec3(translation), placed.rotation = glm::quat(rotation), placed.scale = glm::vec3(scale);
     s_.nodes.push_back(std::move(placed));
     const auto placed_node = static_cast<std::int32_t>(s_.nodes.size() - 1);
-    (void)vertices;
-    expanding_.push_back(found);
+    const std::size_t outer = current_, outer_link = outer_link_;
+    if (current_ == 0) outer_link_ = index;
+    current_ = module;
+    expanding_.push_back(key);
     block(static_cast<std::size_t>(found), at, -1, placed_node, depth + 1, links + 1);
     expanding_.pop_back();
+    current_ = outer, outer_link_ = outer_link;
   }
+  // A top-level block of that name, else any block.
+  std::int32_t find_block(std::size_t module, const std::string& name) const {
+    if (auto it = top_by_name_[module].find(name); it != top_by_name_[module].end()) return it->second;
+    const File& file = *modules_[module].file;
+    for (std::size_t k = 0; k < file.blocks.size(); ++k)
+      if (key_of(file.blocks[k].name) == name) return static_cast<std::int32_t>(k);
+    return -1;
+  }
+  // "TRUCKS.b3d: " inside a linked module's blocks, for messages.
+  std::string where() const { return current_ == 0 ? std::string() : modules_[current_].name + ": "; }
 
-  const B3dDocument& d_;
-  const File& f_;
-  const std::vector<Resources>& res_;
   const ViewOptions& v_;
   std::vector<Warning>& warnings_;
+  std::vector<Module> modules_;
+  std::size_t current_ = 0, outer_link_ = 0;
   scene::Scene s_;
   std::uint32_t kind_ = 0;
-  std::map<std::string, glm::dmat4> locators_;
-  std::map<std::string, std::int32_t> top_by_name_;
+  std::vector<std::map<std::string, glm::dmat4>> locators_;
+  std::vector<std::map<std::string, std::int32_t>> top_by_name_;
   std::map<std::size_t, std::uint32_t> objects_;
-  std::map<std::pair<std::uint32_t, bool>, std::uint32_t> materials_;
-  std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, std::optional<std::pair<std::uint32_t, Alpha>>> textures_;
-  std::vector<std::int32_t> expanding_;
-  std::set<std::string> warned_, unresolved_;
+  std::map<std::tuple<std::size_t, std::uint32_t, bool>, std::uint32_t> materials_;
+  std::map<std::tuple<std::size_t, std::size_t, std::uint32_t, std::uint32_t>, std::optional<std::pair<std::uint32_t, Alpha>>> textures_;
+  std::vector<std::pair<std::size_t, std::int32_t>> expanding_;
+  std::set<std::string> warned_;
   bool deep_warned_ = false;
 };
 
@@ -575,17 +611,34 @@ ojson block_fields(const Block& b) {
 }
 
 B3dDocument::B3dDocument(File file, std::uint64_t size, std::string name, std::vector<Resources> resources, ViewOptions view,
-                         std::vector<std::string> missing)
-    : f_(std::move(file)), size_(size), name_(std::move(name)), resources_(std::move(resources)), view_(view), missing_(std::move(missing)) {}
+                         std::vector<std::string> missing, std::vector<LinkedModule> linked)
+    : f_(std::move(file)), size_(size), name_(std::move(name)), resources_(std::move(resources)), view_(view), missing_(std::move(missing)),
+      linked_(std::move(linked)) {}
 
-std::optional<B3dDocument::Look> B3dDocument::look(std::uint32_t texnum) const {
-  if (texnum >= f_.materials.size()) return std::nullopt;
-  const std::string name = key_of(f_.materials[texnum]);
-  for (std::size_t r = 0; r < resources_.size(); ++r)
-    if (const ResSection* m = resources_[r].res.section("MATERIALS"))
+std::optional<B3dDocument::Look> look_up(const File& file, const std::vector<Resources>& resources, std::uint32_t texnum) {
+  if (texnum >= file.materials.size()) return std::nullopt;
+  const std::string name = key_of(file.materials[texnum]);
+  for (std::size_t r = 0; r < resources.size(); ++r)
+    if (const ResSection* m = resources[r].res.section("MATERIALS"))
       for (const ResEntry& e : m->entries)
-        if (ResMaterial rm = parse_material(e.text); iequals(rm.name, name)) return Look{r, std::move(rm)};
+        if (ResMaterial rm = parse_material(e.text); iequals(rm.name, name)) return B3dDocument::Look{r, std::move(rm)};
   return std::nullopt;
+}
+
+std::optional<B3dDocument::Look> B3dDocument::look(std::uint32_t texnum) const { return look_up(f_, resources_, texnum); }
+
+bool has_block(const File& file, const std::string& name) {
+  return std::any_of(file.blocks.begin(), file.blocks.end(), [&](const Block& b) { return key_of(b.name) == name; });
+}
+
+std::vector<std::string> unresolved_links(const File& file) {
+  std::vector<std::string> out;
+  for (const Block& b : file.blocks)
+    if (b.type == 18)
+      if (const std::string object = key_of(name_at(b, 12)); !object.empty() && !has_block(file, object) &&
+                                                             std::find(out.begin(), out.end(), object) == out.end())
+        out.push_back(object);
+  return out;
 }
 
 std::string B3dDocument::headline() const {
@@ -640,6 +693,18 @@ ojson B3dDocument::summary(std::size_t) const {
     ojson o{{"name", r.name}};
     for (const ResSection& s : r.res.sections) o[s.name] = s.count;
     j["resources"].push_back(std::move(o));
+  }
+  // The other modules its links insert objects from.
+  if (!linked_.empty()) {
+    j["linked_modules"] = ojson::array();
+    for (const LinkedModule& l : linked_) j["linked_modules"].push_back(l.name);
+  }
+  // Without its .res a module's materials are names only: say what would give them their textures.
+  if (resources_.empty() && !f_.materials.empty()) {
+    const std::string file = name_.substr(name_.find_last_of("/\\") == std::string::npos ? 0 : name_.find_last_of("/\\") + 1);
+    const std::string stem = file.substr(0, file.rfind('.'));
+    j["advice"] = ojson::array({fmt::format("no {}.res was opened with {}: its {} materials are drawn in placeholder colours; open its folder "
+                                            "(the .b3d with its .res) for the textures", stem, file, f_.materials.size())});
   }
   // The viewer's choices: how many groups the LOD and switch containers have (the most of any),
   // which is drawn, and how many blocks are hidden unless shown.
@@ -782,7 +847,7 @@ ojson B3dDocument::record(std::string_view list, std::uint64_t index) const {
 Result<scene::Scene> B3dDocument::scene() const {
   scene_warnings_.clear();
   scene_built_ = true;
-  return SceneBuilder(*this, f_, resources_, view_, scene_warnings_).build();
+  return SceneBuilder(f_, resources_, linked_, view_, scene_warnings_).build();
 }
 
 std::vector<Warning> B3dDocument::warnings() const {

@@ -32,6 +32,14 @@ struct Resources {
   std::vector<std::uint32_t> palette;  // PALETTEFILES[0]'s PALT, 0xRRGGBB
 };
 
+// Another module among the files opened with this one, in which a link (18) finds the object it
+// inserts (wheels from TRUCKS.b3d): its blocks and its own resources.
+struct LinkedModule {
+  std::string name;
+  File file;
+  std::vector<Resources> resources;
+};
+
 struct ViewOptions {
   std::uint32_t group = 0;   // which group of every LOD and switch container is drawn (the last, for one with fewer)
   bool show_hidden = false;  // collision, triggers, portals and generators too
@@ -40,7 +48,8 @@ struct ViewOptions {
 class B3dDocument final : public Document {
  public:
   using ojson = nlohmann::ordered_json;
-  B3dDocument(File file, std::uint64_t size, std::string name, std::vector<Resources> resources, ViewOptions view, std::vector<std::string> missing);
+  B3dDocument(File file, std::uint64_t size, std::string name, std::vector<Resources> resources, ViewOptions view, std::vector<std::string> missing,
+              std::vector<LinkedModule> linked = {});
 
   std::string_view format_id() const override { return "b3d"; }
   const File& file() const { return f_; }
@@ -61,6 +70,7 @@ class B3dDocument final : public Document {
     ResMaterial material;
   };
   std::optional<Look> look(std::uint32_t texnum) const;
+  const std::vector<LinkedModule>& linked() const { return linked_; }
 
  private:
   ojson row(std::string_view list, std::uint64_t i) const;
@@ -71,9 +81,17 @@ class B3dDocument final : public Document {
   std::vector<Resources> resources_;
   ViewOptions view_;
   std::vector<std::string> missing_;
+  std::vector<LinkedModule> linked_;
   mutable std::vector<Warning> scene_warnings_;  // what building the scene found (unresolved links, textures)
   mutable bool scene_built_ = false;
 };
+
+// The material `texnum` of `file` names, in the first of `resources` that has it.
+std::optional<B3dDocument::Look> look_up(const File& file, const std::vector<Resources>& resources, std::uint32_t texnum);
+// The names links (18) insert that no block of `file` has (as stored), each once.
+std::vector<std::string> unresolved_links(const File& file);
+// Whether `file` has a block of that name (as stored).
+bool has_block(const File& file, const std::string& name);
 
 // The fields of a block by its catalogue layout, for the inspector: names as text, numbers as
 // numbers, counted lists as arrays.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "formats/b3d/document.hpp"
 #include "formats/b3d/json.hpp"
 #include "formats/textures.hpp"
+#include "io/assets.hpp"
 
 namespace sceneria::b3d {
 namespace {
@@ -51,6 +53,45 @@ std::vector<Resources> find_resources(AssetResolver& assets, std::string_view so
   return out;
 }
 
+// The modules among the files opened with this one that hold the objects its links insert and it
+// lacks (wheels from TRUCKS.b3d): its own folder's first, then the rest in name order, each read
+// only while a name is still wanted, and at most kMaxLinkedBytes of them read in all.
+constexpr std::uint64_t kMaxLinkedBytes = std::uint64_t{256} << 20;
+std::vector<LinkedModule> find_linked(AssetResolver& assets, std::string_view source_name, const File& file, std::vector<std::string>& missing) {
+  std::vector<LinkedModule> out;
+  std::vector<std::string> wanted = unresolved_links(file);
+  if (wanted.empty()) return out;
+  const std::string self = normalize_asset_path(source_name).value_or(std::string(source_name));
+  const std::string folder = folder_of(self);
+  std::vector<std::string> candidates;
+  for (std::string& path : assets.listing())
+    if (path != self && path.size() > 4 && iequals(std::string_view(path).substr(path.size() - 4), ".b3d")) candidates.push_back(std::move(path));
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const std::string& a, const std::string& b) {
+    const bool ha = folder_of(a) == folder, hb = folder_of(b) == folder;
+    return ha != hb ? ha : a < b;
+  });
+  std::uint64_t read = 0;
+  for (const std::string& path : candidates) {
+    if (wanted.empty()) break;
+    auto source = assets.open_quietly({path});
+    if (!source || source->size() > kMaxLinkedBytes - read) continue;
+    read += source->size();
+    auto bytes = source->read_vector(0, source->size());
+    if (!bytes) continue;
+    auto other = read_b3d(*bytes);
+    if (!other) continue;
+    const auto before = wanted.size();
+    std::erase_if(wanted, [&](const std::string& name) { return has_block(*other, name); });
+    if (wanted.size() == before) continue;
+    LinkedModule m;
+    m.name = source->name();
+    m.resources = find_resources(assets, m.name, missing);
+    m.file = std::move(other).value();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 Result<File> read(ByteSource& source) {
   std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
   if (Error e = source.read(0, head)) return e;
@@ -67,11 +108,16 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   if (!file) return file.error();
   std::vector<std::string> missing;
   std::vector<Resources> resources;
-  if (options.assets) resources = find_resources(*options.assets, source.name(), missing);
+  std::vector<LinkedModule> linked;
+  if (options.assets) {
+    resources = find_resources(*options.assets, source.name(), missing);
+    linked = find_linked(*options.assets, source.name(), *file, missing);
+  }
   ViewOptions view;
   view.group = options.group;
   view.show_hidden = options.show_hidden;
-  return std::unique_ptr<Document>(new B3dDocument(std::move(file).value(), source.size(), source.name(), std::move(resources), view, std::move(missing)));
+  return std::unique_ptr<Document>(
+      new B3dDocument(std::move(file).value(), source.size(), source.name(), std::move(resources), view, std::move(missing), std::move(linked)));
 }
 
 Result<std::vector<std::uint8_t>> write(const Document& d, const WriteOptions& options) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include <glm/gtx/matrix_decompose.hpp>
+
 namespace sceneria::scene {
 
 namespace {
@@ -178,6 +180,30 @@ std::uint32_t rgba(float r, float g, float b, float a) {
   // passes NaN through), so NaN reads as 0.
   auto c = [](float v) { return static_cast<std::uint32_t>((v > 0.0f ? std::min(v, 1.0f) : 0.0f) * 255.0f + 0.5f); };
   return c(r) | c(g) << 8 | c(b) << 16 | c(a) << 24;
+}
+
+bool decompose_trs(const glm::dmat4& m, Trs& out) {
+  glm::dvec3 skew;
+  glm::dvec4 perspective;
+  Trs t;
+  if (!glm::decompose(m, t.scale, t.rotation, t.translation, skew, perspective)) {
+    out = {};
+    return false;
+  }
+  out = t;
+  return true;
+}
+
+Instance& add_instance(Scene& scene, const glm::dmat4& world, std::uint32_t mesh) {
+  Trs t;
+  decompose_trs(world, t);
+  Section& sec = scene.section_at(t.translation);
+  Instance& in = sec.instances.emplace_back();
+  in.offset = glm::vec3(t.translation - sec.origin);
+  in.rotation = glm::quat(t.rotation);
+  in.scale = glm::vec3(t.scale);
+  in.mesh = mesh;
+  return in;
 }
 
 Mesh box_mesh(std::string name, const glm::vec3& lo, const glm::vec3& hi, std::uint32_t material) {

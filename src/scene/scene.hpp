@@ -212,6 +212,17 @@ glm::dvec3 bezier_point(const glm::dvec3 p[4], double t);
 glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t);
 
 std::uint32_t rgba(float r, float g, float b, float a = 1.0f);
+// A world matrix as translation, rotation and scale; false (and the identity's parts) for one
+// that does not decompose (a zero scale, a projection).
+struct Trs {
+  glm::dvec3 translation{0.0};
+  glm::dquat rotation{1.0, 0.0, 0.0, 0.0};
+  glm::dvec3 scale{1.0};
+};
+bool decompose_trs(const glm::dmat4& m, Trs& out);
+// An instance of `mesh` placed by `world`, in the section its translation falls in (made if
+// needed): the instance, for the caller's remaining fields.
+Instance& add_instance(Scene& scene, const glm::dmat4& world, std::uint32_t mesh);
 // A proxy mesh: an axis-aligned box [lo, hi] with one part of material `material`.
 Mesh box_mesh(std::string name, const glm::vec3& lo, const glm::vec3& hi, std::uint32_t material);
 // Block-compressed pixels (BC1/DXT1, BC2/DXT3, BC3/DXT5) to RGBA8, for renderers without the

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
-#include <glm/gtx/matrix_decompose.hpp>
 
 #include "core/text.hpp"
 #include "formats/b3d/catalogue.hpp"
@@ -189,11 +188,8 @@ class SceneBuilder {
     n.name = name.empty() ? fmt::format("{} ({})", type_label(b.type), b.type) : name;
     n.parent = parent;
     const glm::dmat4 local = glm::inverse(parent_world) * world;
-    glm::dvec3 scale, translation, skew;
-    glm::dquat rotation;
-    glm::dvec4 perspective;
-    if (local != glm::dmat4(1.0) && glm::decompose(local, scale, rotation, translation, skew, perspective))
-      n.translation = glm::vec3(translation), n.rotation = glm::quat(rotation), n.scale = glm::vec3(scale);
+    if (scene::Trs t; local != glm::dmat4(1.0) && scene::decompose_trs(local, t))
+      n.translation = glm::vec3(t.translation), n.rotation = glm::quat(t.rotation), n.scale = glm::vec3(t.scale);
     // Drawn blocks get their object where their mesh is placed (its middle is where to fly to).
     const bool drawn = b.type == 8 || b.type == 28 || b.type == 35 || b.type == 23 || b.type == 30 || b.type == 33;
     n.object = drawn ? scene::kNoObject : object_of(index, world, glm::dvec3(0.0), 1.0f);
@@ -295,23 +291,13 @@ class SceneBuilder {
     mesh.bounds_min = lo, mesh.bounds_max = hi;
     const auto mesh_id = static_cast<std::uint32_t>(s_.meshes.size());
     s_.meshes.push_back(std::move(mesh));
-    glm::dvec3 scale(1.0), translation(0.0), skew;
-    glm::dquat rotation(1, 0, 0, 0);
-    glm::dvec4 perspective;
-    if (!glm::decompose(world, scale, rotation, translation, skew, perspective)) scale = glm::dvec3(1.0), rotation = glm::dquat(1, 0, 0, 0), translation = glm::dvec3(0.0);
-    scene::Section& sec = s_.section_at(translation);
-    scene::Instance in;
-    in.offset = glm::vec3(translation - sec.origin);
-    in.rotation = glm::quat(rotation);
-    in.scale = glm::vec3(scale);
-    in.mesh = mesh_id;
     const glm::dvec3 centre((lo + hi) * 0.5f);
-    in.object = object_of(index, world, centre, std::max(0.05f, glm::length(hi - lo) / 2));
-    sec.instances.push_back(in);
+    const std::uint32_t object = object_of(index, world, centre, std::max(0.05f, glm::length(hi - lo) / 2));
+    scene::add_instance(s_, world, mesh_id).object = object;
     if (node >= 0) {
       scene::Node& n = s_.nodes[static_cast<std::size_t>(node)];
       if (n.mesh < 0) n.mesh = static_cast<std::int32_t>(mesh_id);
-      n.object = in.object;
+      n.object = object;
     }
   }
 
@@ -486,11 +472,8 @@ class SceneBuilder {
     placed.name = fmt::format("{}{} at {}", module != 0 ? modules_[module].name + ": " : "", display_cp1251(object),
                               space.empty() ? std::string("the link") : display_cp1251(space));
     placed.parent = node;
-    glm::dvec3 scale, translation, skew;
-    glm::dquat rotation;
-    glm::dvec4 perspective;
-    if (glm::decompose(glm::inverse(world) * at, scale, rotation, translation, skew, perspective))
-      placed.translation = glm::vec3(translation), placed.rotation = glm::quat(rotation), placed.scale = glm::vec3(scale);
+    if (scene::Trs t; scene::decompose_trs(glm::inverse(world) * at, t))
+      placed.translation = glm::vec3(t.translation), placed.rotation = glm::quat(t.rotation), placed.scale = glm::vec3(t.scale);
     s_.nodes.push_back(std::move(placed));
     const auto placed_node = static_cast<std::int32_t>(s_.nodes.size() - 1);
     const std::size_t outer = current_, outer_link = outer_link_;

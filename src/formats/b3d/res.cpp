@@ -268,7 +268,7 @@ Result<Image> decode_msk(std::span<const std::uint8_t> b) {
     if (at >= b.size()) return image_error(fmt::format("an MSK cut short after {} of its {} pixels", p, pixels));
     const std::uint8_t c = b[at++];
     if (c > 127) {
-      p += std::min<std::size_t>(c - 128u, pixels - p);
+      p += std::min<std::size_t>(c - 128u, static_cast<std::size_t>(pixels - p));
       continue;
     }
     if (c > pixels - p || at + std::size_t{c} * size > b.size()) return image_error(fmt::format("an MSK run of {} pixels at {:#x} runs past the image or the file", c, at - 1));

@@ -2,7 +2,6 @@
 
 #define GLM_ENABLE_EXPERIMENTAL
 #include <glm/gtc/type_ptr.hpp>
-#include <glm/gtx/matrix_decompose.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -240,21 +239,11 @@ Result<scene::Scene> ModelDocument::scene() const {
     const std::uint32_t mesh_id = static_cast<std::uint32_t>(s.meshes.size());
     s.meshes.push_back(std::move(mesh));
 
-    glm::dvec3 scale, translation, skew;
-    glm::dquat rotation;
-    glm::dvec4 perspective;
-    if (!glm::decompose(world_[i], scale, rotation, translation, skew, perspective)) scale = glm::dvec3(1.0), rotation = glm::dquat(1, 0, 0, 0), translation = glm::dvec3(0);
-    scene::Section& sec = s.section_at(translation);
-    scene::Instance inst;
-    inst.offset = glm::vec3(translation - sec.origin);
-    inst.rotation = glm::quat(rotation);
-    inst.scale = glm::vec3(scale);
-    inst.mesh = mesh_id;
+    scene::Instance& inst = scene::add_instance(s, world_[i], mesh_id);
     inst.range_sq_min = sub.min_distance_sq;
     inst.range_sq_max = sub.max_distance_sq > 0 ? sub.max_distance_sq : 1e30f;
     const glm::dvec3 centre = glm::dvec3(world_[i] * glm::dvec4(glm::dvec3((lo + hi) * 0.5f), 1.0));
     inst.object = s.add_object(kind, i, centre, std::max(0.05f, glm::length(hi - lo) / 2));
-    sec.instances.push_back(inst);
     mesh_of[i] = static_cast<std::int32_t>(mesh_id);
     object_of[i] = inst.object;
   }
@@ -281,11 +270,8 @@ void ModelDocument::add_hierarchy(scene::Scene& s, const std::vector<std::int32_
       node.name = name.empty() ? fmt::format("submodel {}", at) : display_text(name);
       node.parent = sub.parent >= 0 ? node_of[static_cast<std::size_t>(sub.parent)] : -1;
       if (sub.matrix >= 0) {
-        glm::dvec3 scale, translation, skew;
-        glm::dquat rotation;
-        glm::dvec4 perspective;
-        if (glm::decompose(glm::make_mat4(m_.matrices[static_cast<std::size_t>(sub.matrix)].data()), scale, rotation, translation, skew, perspective))
-          node.translation = glm::vec3(translation), node.rotation = glm::quat(rotation), node.scale = glm::vec3(scale);
+        if (scene::Trs t; scene::decompose_trs(glm::make_mat4(m_.matrices[static_cast<std::size_t>(sub.matrix)].data()), t))
+          node.translation = glm::vec3(t.translation), node.rotation = glm::quat(t.rotation), node.scale = glm::vec3(t.scale);
       }
       node.mesh = mesh_of[at];
       node.object = object_of[at];

@@ -6,7 +6,11 @@
 #include <cstring>
 #include <random>
 
+#include "formats/registry.hpp"
+#include "formats/xray/document.hpp"
 #include "formats/xray/lzhuf.hpp"
+#include "io/assets.hpp"
+#include "io/byte_source.hpp"
 #include "formats/xray/xray.hpp"
 #include "sample_files.hpp"
 
@@ -239,6 +243,114 @@ TEST(XrayObject, BrokenFilesAreRefusedWithTheChunkAndWhere) {
   auto none = read_object(std::vector<std::uint8_t>(16, 0));
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().code, Errc::bad_magic);
+}
+
+scene::Scene scene_of(const char* name, AssetResolver* assets = nullptr) {
+  const auto bytes = test::read_file(sample(name));
+  MemorySource source(bytes, name);
+  auto doc = open_document(source, {.assets = assets});
+  EXPECT_TRUE(doc.ok()) << doc.error().describe();
+  auto s = (*doc)->scene();
+  EXPECT_TRUE(s.ok());
+  return std::move(s).value();
+}
+
+TEST(XrayScene, ThePlaneFacesUpWithItsUvsAndZTurned) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const File f = read("test_fmt.object");
+  const scene::Scene s = scene_of("test_fmt.object");
+  ASSERT_EQ(s.meshes.size(), 1u);
+  const scene::Mesh& m = s.meshes[0];
+  EXPECT_EQ(m.name, "plobj");
+  EXPECT_EQ(m.indices.size(), 6u);  // two triangles
+  // Each face wound counter-clockwise seen from +Y (notes §6: the first face faces up).
+  for (std::size_t k = 0; k < m.indices.size(); k += 3) {
+    const glm::vec3 n = glm::cross(m.positions[m.indices[k + 1]] - m.positions[m.indices[k]], m.positions[m.indices[k + 2]] - m.positions[m.indices[k]]);
+    EXPECT_GT(n.y, 0.0f);
+  }
+  for (const glm::vec3& n : m.normals) EXPECT_EQ(n, glm::vec3(0, 1, 0));
+  // The first corner drawn: point 1 of face 0, (x, y, -z), with its vmref's UV from the polymap.
+  const Mesh& x = f.object.meshes[0];
+  const auto& p = x.points[x.faces[0].point[0]];
+  EXPECT_EQ(m.positions[m.indices[0]], glm::vec3(p[0], p[1], -p[2]));
+  const auto [vmap, index] = x.vmref_pairs[x.vmref_start[x.faces[0].vmref[0]]];
+  EXPECT_EQ(m.uvs[m.indices[0]], glm::vec2(x.vmaps[vmap].data[index * 2], x.vmaps[vmap].data[index * 2 + 1]));
+  // One part, the surface's material.
+  ASSERT_EQ(m.parts.size(), 1u);
+  EXPECT_EQ(s.materials[m.parts[0].material].name, "plmat");
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.kinds[s.objects[0].kind], "meshes");
+}
+
+TEST(XrayScene, SmoothingGroupsSplitNormalsWhereEdgesAreHard) {
+  SCENERIA_REQUIRE_SAMPLES();
+  // test_fmt_sg_new: a tetrahedron with groups 6, 7, 3 and 0xFFFFFFFF (CoP's bits, by the
+  // heuristic): the all-sharp face is flat; no face is smooth with every neighbour.
+  const File f = read("test_fmt_sg_new.object");
+  EXPECT_FALSE(looks_like_soc(f.object.meshes[0]));
+  const scene::Scene s = scene_of("test_fmt_sg_new.object");
+  const scene::Mesh& m = s.meshes.at(0);
+  ASSERT_EQ(m.indices.size(), 12u);
+  std::size_t flat_faces = 0;
+  for (std::size_t k = 0; k < 12; k += 3) {
+    const glm::vec3 face = glm::normalize(glm::cross(m.positions[m.indices[k + 1]] - m.positions[m.indices[k]], m.positions[m.indices[k + 2]] - m.positions[m.indices[k]]));
+    bool flat = true;
+    for (int c = 0; c < 3; ++c) flat = flat && glm::length(m.normals[m.indices[k + static_cast<std::size_t>(c)]] - face) < 1e-5f;
+    flat_faces += flat;
+    // Smooth or not, a corner's normal leans the face's way.
+    for (int c = 0; c < 3; ++c) EXPECT_GT(glm::dot(m.normals[m.indices[k + static_cast<std::size_t>(c)]], face), 0.0f);
+  }
+  EXPECT_GE(flat_faces, 1u);
+  EXPECT_LT(flat_faces, 4u);
+  // Read as SoC instead (equal groups smooth): all four groups differ, so every face is flat.
+  auto doc = XrayDocument(read("test_fmt_sg_new.object"), 0, "t.object");
+  doc.smoothing = Smoothing::soc;
+  const auto soc = doc.scene();
+  ASSERT_TRUE(soc.ok());
+  const scene::Mesh& sm = soc->meshes.at(0);
+  for (std::size_t k = 0; k < 12; k += 3) {
+    const glm::vec3 face = glm::normalize(glm::cross(sm.positions[sm.indices[k + 1]] - sm.positions[sm.indices[k]], sm.positions[sm.indices[k + 2]] - sm.positions[sm.indices[k]]));
+    for (int c = 0; c < 3; ++c) EXPECT_LT(glm::length(sm.normals[sm.indices[k + static_cast<std::size_t>(c)]] - face), 1e-5f);
+  }
+}
+
+TEST(XrayScene, ADegenerateFaceIsNotDrawnAndTwoMeshesAreTwoObjects) {
+  SCENERIA_REQUIRE_SAMPLES();
+  EXPECT_EQ(scene_of("test_fmt_invalid_face.object").meshes.at(0).indices.size(), 3u);
+  const scene::Scene two = scene_of("test_level_4.object");
+  ASSERT_EQ(two.meshes.size(), 2u);
+  EXPECT_EQ(two.objects.size(), 2u);
+  EXPECT_EQ(two.objects[1].index, 1u);
+  EXPECT_TRUE(scene_of("test_fmt_broken.object").meshes.empty());
+}
+
+TEST(XrayScene, SurfaceTexturesComeFromGamedataTexturesInAnyCase) {
+  SCENERIA_REQUIRE_SAMPLES();
+  // A 4x4 DXT1 texture, found for "CAPS" as gamedata/textures/caps.dds.
+  std::vector<std::uint8_t> dds(136, 0);
+  std::memcpy(dds.data(), "DDS ", 4);
+  const std::uint32_t header[] = {124, 0x1007, 4, 4};
+  std::memcpy(dds.data() + 4, header, sizeof header);
+  const std::uint32_t pf[] = {32, 4};
+  std::memcpy(dds.data() + 76, pf, sizeof pf);
+  std::memcpy(dds.data() + 84, "DXT1", 4);
+  const std::uint32_t caps = 0x1000;
+  std::memcpy(dds.data() + 108, &caps, 4);
+  MemoryAssets assets;
+  assets.add("gamedata/textures/caps.dds", dds);
+  const scene::Scene s = scene_of("test_fmt_texture_caps.object", &assets);
+  ASSERT_EQ(s.textures.size(), 1u);
+  EXPECT_EQ(s.textures[0].width, 4u);
+  EXPECT_EQ(s.materials.at(s.meshes.at(0).parts.at(0).material).texture, 0u);
+  // Without it, the texture is listed as missing.
+  MemoryAssets none;
+  const auto bytes = test::read_file(sample("test_fmt_texture_caps.object"));
+  MemorySource source(bytes, "caps.object");
+  auto doc = open_document(source, {.assets = &none});
+  ASSERT_TRUE(doc.ok());
+  const auto missing = (*doc)->missing_assets();
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0], "CAPS.dds");
 }
 
 }  // namespace

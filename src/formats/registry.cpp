@@ -12,6 +12,7 @@
 #include "formats/eu7b/format.hpp"
 #include "formats/scenery/format.hpp"
 #include "formats/t3d/format.hpp"
+#include "formats/xray/format.hpp"
 
 namespace sceneria {
 
@@ -33,6 +34,7 @@ const std::vector<Format>& registry() {
       exports::with_scene_writers(b3d::format()),
       // A resource file draws nothing: no scene exports.
       b3d::res_format(),
+      exports::with_scene_writers(xray::format()),
   };
   return all;
 }

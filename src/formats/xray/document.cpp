@@ -1,0 +1,391 @@
+#include "formats/xray/document.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+#include "formats/textures.hpp"
+
+namespace sceneria::xray {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr std::uint32_t kAllSharp = 0xFFFFFFFFu;
+
+glm::vec3 to_scene(const std::array<float, 3>& p) { return {p[0], p[1], -p[2]}; }
+
+// A face's corners in drawing order (p0, p2, p1), and its edges e0 = (c0, c1), e1 = (c1, c2),
+// e2 = (c2, c0) in that order: the order blender-xray numbers edges in for CoP's bits.
+constexpr std::array<std::size_t, 3> kDrawOrder{0, 2, 1};
+
+struct Groups {  // union-find over a point's faces
+  std::vector<std::uint32_t> up;
+  std::uint32_t root(std::uint32_t a) {
+    while (up[a] != a) a = up[a] = up[up[a]];
+    return a;
+  }
+};
+
+// Whether the edge faces a and b share (edge ea of a, eb of b) is smooth.
+bool smooth_edge(const Mesh& m, bool soc, std::uint32_t a, std::uint32_t b, int ea, int eb) {
+  const std::uint32_t ga = m.smoothing[a], gb = m.smoothing[b];
+  if (soc) {
+    const std::uint32_t sharp = m.flags & 0x4 ? 0u : kAllSharp;
+    return ga == gb && ga != sharp;
+  }
+  if (ga == kAllSharp || gb == kAllSharp) return false;
+  const bool back_a = ga & 0x8, back_b = gb & 0x8;
+  if (back_a != back_b) return false;
+  // Bits 4, 2, 1 mark edges 0, 1, 2 hard; a back face numbers its edges the other way round.
+  const auto soft = [](std::uint32_t g, bool back, int e) {
+    constexpr std::uint32_t kBit[3] = {4, 2, 1};
+    return (g & kBit[back ? (4 - e) % 3 : e]) == 0;
+  };
+  return soft(ga, back_a, ea) && soft(gb, back_b, eb);
+}
+
+scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector<std::uint32_t>& material_of_surface, const Object& o, Smoothing mode) {
+  scene::Mesh out;
+  out.name = display_cp1251(m.name);
+  const std::size_t nf = m.faces.size(), np = m.points.size();
+  // Which surface each face belongs to (the first that lists it), as a scene material.
+  std::vector<std::uint32_t> material(nf, 0);
+  std::vector<bool> owned(nf, false);
+  for (const SurfaceFaces& sf : m.surfaces) {
+    std::uint32_t mat = 0;
+    for (std::size_t s = 0; s < o.surfaces.size(); ++s)
+      if (o.surfaces[s].name == sf.surface) {
+        mat = material_of_surface[s];
+        break;
+      }
+    for (std::uint32_t f : sf.faces)
+      if (f < nf && !owned[f]) owned[f] = true, material[f] = mat;
+  }
+  // Faces that can be drawn, and their normals in the scene's frame.
+  std::vector<bool> drawn(nf, false);
+  std::vector<glm::vec3> face_normal(nf, glm::vec3(0));
+  for (std::size_t f = 0; f < nf; ++f) {
+    const Face& face = m.faces[f];
+    const auto& p = face.point;
+    if (p[0] >= np || p[1] >= np || p[2] >= np || p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) continue;
+    const glm::vec3 a = to_scene(m.points[p[0]]), b = to_scene(m.points[p[2]]), c = to_scene(m.points[p[1]]);
+    const glm::vec3 n = glm::cross(b - a, c - a);
+    face_normal[f] = glm::length(n) > 0 ? glm::normalize(n) : glm::vec3(0, 1, 0);
+    drawn[f] = true;
+  }
+  // Each corner's smoothing group: the faces around its point joined through smooth edges.
+  const bool have_sg = m.smoothing.size() == nf;
+  const bool soc = mode == Smoothing::soc || (mode == Smoothing::automatic && looks_like_soc(m));
+  std::vector<std::vector<std::uint32_t>> faces_at(np);
+  for (std::uint32_t f = 0; f < nf; ++f)
+    if (drawn[f])
+      for (std::uint32_t p : m.faces[f].point) faces_at[p].push_back(f);
+  // The corner (face, k) in drawing order: its point, its vmref.
+  const auto point_of = [&](std::uint32_t f, int k) { return m.faces[f].point[static_cast<std::size_t>(kDrawOrder[static_cast<std::size_t>(k)])]; };
+  const auto ref_of = [&](std::uint32_t f, int k) { return m.faces[f].vmref[static_cast<std::size_t>(kDrawOrder[static_cast<std::size_t>(k)])]; };
+  std::vector<std::array<glm::vec3, 3>> corner_normal(nf);
+  for (std::uint32_t p = 0; p < np; ++p) {
+    const auto& around = faces_at[p];
+    Groups g;
+    g.up.resize(around.size());
+    std::iota(g.up.begin(), g.up.end(), 0u);
+    if (!have_sg) {
+      for (auto& u : g.up) u = 0;  // no groups stored (old files): all smooth
+    } else {
+      for (std::size_t i = 0; i < around.size(); ++i)
+        for (std::size_t j = i + 1; j < around.size(); ++j) {
+          const std::uint32_t a = around[i], b = around[j];
+          // An edge through p that both faces have.
+          for (int ea = 0; ea < 3; ++ea) {
+            const std::uint32_t a0 = point_of(a, ea), a1 = point_of(a, (ea + 1) % 3);
+            if (a0 != p && a1 != p) continue;
+            for (int eb = 0; eb < 3; ++eb) {
+              const std::uint32_t b0 = point_of(b, eb), b1 = point_of(b, (eb + 1) % 3);
+              if (!((a0 == b0 && a1 == b1) || (a0 == b1 && a1 == b0))) continue;
+              if (smooth_edge(m, soc, a, b, ea, eb)) g.up[g.root(static_cast<std::uint32_t>(i))] = g.root(static_cast<std::uint32_t>(j));
+            }
+          }
+        }
+    }
+    std::map<std::uint32_t, glm::vec3> sum;
+    for (std::size_t i = 0; i < around.size(); ++i) sum[g.root(static_cast<std::uint32_t>(i))] += face_normal[around[i]];
+    for (std::size_t i = 0; i < around.size(); ++i) {
+      const std::uint32_t f = around[i];
+      const glm::vec3 n = sum[g.root(static_cast<std::uint32_t>(i))];
+      for (int k = 0; k < 3; ++k)
+        if (point_of(f, k) == p) corner_normal[f][static_cast<std::size_t>(k)] = glm::length(n) > 0 ? glm::normalize(n) : face_normal[f];
+    }
+  }
+  const bool split = m.normals.size() == nf * 3;
+  // A vertex per (point, vmref, normal): UVs and normals split where they differ.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, float, float, float>, std::uint32_t> vertex_of;
+  std::map<std::uint32_t, std::vector<std::uint32_t>> indices_by_material;
+  for (std::uint32_t f = 0; f < nf; ++f) {
+    if (!drawn[f]) continue;
+    auto& list = indices_by_material[material[f]];
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t p = point_of(f, k), r = ref_of(f, k);
+      glm::vec3 n = corner_normal[f][static_cast<std::size_t>(k)];
+      if (split) n = glm::normalize(to_scene(m.normals[std::size_t{f} * 3 + static_cast<std::size_t>(kDrawOrder[static_cast<std::size_t>(k)])]));
+      const auto key = std::tuple{p, r, n.x, n.y, n.z};
+      auto [it, fresh] = vertex_of.try_emplace(key, static_cast<std::uint32_t>(out.positions.size()));
+      if (fresh) {
+        glm::vec2 uv(0);
+        if (r + 1 < m.vmref_start.size())
+          for (std::uint32_t q = m.vmref_start[r]; q < m.vmref_start[r + 1]; ++q) {
+            const auto& [vm, index] = m.vmref_pairs[q];
+            if (vm < m.vmaps.size() && m.vmaps[vm].type == 0 && index < m.vmaps[vm].size())
+              uv = {m.vmaps[vm].data[std::size_t{index} * 2], m.vmaps[vm].data[std::size_t{index} * 2 + 1]};
+          }
+        out.positions.push_back(to_scene(m.points[p]));
+        out.normals.push_back(std::isfinite(n.x) ? n : glm::vec3(0, 1, 0));
+        out.uvs.push_back(uv);
+      }
+      list.push_back(it->second);
+    }
+  }
+  (void)mesh_index;
+  for (const auto& [mat, list] : indices_by_material) {
+    out.parts.push_back({mat, static_cast<std::uint32_t>(out.indices.size()), static_cast<std::uint32_t>(list.size())});
+    out.indices.insert(out.indices.end(), list.begin(), list.end());
+  }
+  glm::vec3 lo(INFINITY), hi(-INFINITY);
+  for (const glm::vec3& p : out.positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
+  out.bounds_min = lo, out.bounds_max = hi;
+  return out;
+}
+
+std::string surface_detail(const Surface& s) {
+  std::string d = s.texture.empty() ? std::string("no texture") : display_cp1251(s.texture);
+  if (!s.shader.empty()) d += " · " + display_cp1251(s.shader);
+  if (s.two_sided()) d += " · two-sided";
+  return d;
+}
+
+}  // namespace
+
+bool looks_like_soc(const Mesh& mesh) {
+  return std::any_of(mesh.smoothing.begin(), mesh.smoothing.end(), [](std::uint32_t g) { return g != kAllSharp && g > 0xF; });
+}
+
+XrayDocument::XrayDocument(File file, std::uint64_t size, std::string name)
+    : f_(std::move(file)), size_(size), name_(std::move(name)), textures_(f_.object.surfaces.size()) {}
+
+void XrayDocument::load_textures(AssetResolver& assets) {
+  const auto& surfaces = f_.object.surfaces;
+  for (std::size_t s = 0; s < surfaces.size(); ++s) {
+    const std::string& t = surfaces[s].texture;
+    if (t.empty() || t[0] == '$') continue;  // none, or an engine placeholder ($shadertest)
+    std::string path = display_cp1251(t);
+    std::replace(path.begin(), path.end(), '\\', '/');
+    // gamedata/textures/<name>.dds as the SDK keeps them; the resolver matches any case, and a
+    // dropped folder by its trailing components.
+    auto source = assets.open_first({path + ".dds", "textures/" + path + ".dds", "gamedata/textures/" + path + ".dds"}, path + ".dds");
+    if (!source) continue;
+    auto bytes = source->read_vector(0, source->size());
+    if (!bytes) {
+      missing_.push_back(fmt::format("{}: {}", source->name(), bytes.error().message));
+      continue;
+    }
+    auto texture = decode_texture(*bytes, path);
+    if (!texture) {
+      missing_.push_back(fmt::format("{}: {}", source->name(), texture.error().message));
+      continue;
+    }
+    textures_[s] = std::move(texture).value();
+  }
+  for (const std::string& m : assets.missing())
+    if (std::find(missing_.begin(), missing_.end(), m) == missing_.end()) missing_.push_back(m);
+}
+
+std::string XrayDocument::headline() const {
+  const Object& o = f_.object;
+  std::size_t faces = 0;
+  for (const Mesh& m : o.meshes) faces += m.faces.size();
+  return fmt::format("X-Ray object, {} mesh{}, {} face{}, {} surface{}, {} bone{}{}", o.meshes.size(), o.meshes.size() == 1 ? "" : "es", faces,
+                     faces == 1 ? "" : "s", o.surfaces.size(), o.surfaces.size() == 1 ? "" : "s", o.bones.size(), o.bones.size() == 1 ? "" : "s",
+                     f_.root.chunks.empty() || !f_.root.chunks[0].packed ? "" : " (compressed)");
+}
+
+ojson XrayDocument::summary(std::size_t) const {
+  const Object& o = f_.object;
+  ojson j;
+  j["format"] = "xray";
+  j["version"] = o.version;
+  j["size"] = size_;
+  std::size_t points = 0, faces = 0, vmrefs = 0, vmaps = 0;
+  for (const Mesh& m : o.meshes) points += m.points.size(), faces += m.faces.size(), vmrefs += m.vmref_count(), vmaps += m.vmaps.size();
+  j["counts"] = {{"meshes", o.meshes.size()}, {"surfaces", o.surfaces.size()}, {"points", points},   {"faces", faces},
+                 {"vmrefs", vmrefs},          {"vmaps", vmaps},                 {"bones", o.bones.size()}, {"bone_parts", o.bone_parts.size()},
+                 {"motions", o.motions.size()}};
+  j["compressed"] = !f_.root.chunks.empty() && f_.root.chunks[0].packed;
+  if (j["compressed"].get<bool>()) j["unpacked_size"] = f_.root.chunks[0].data.size();
+  j["flags"] = o.flags;
+  j["dynamic"] = (o.flags & 1) != 0;
+  ojson structure = ojson::array();
+  if (!f_.root.chunks.empty()) {
+    auto inner = read_chunks(f_.root.chunks[0].data, f_.root.chunks[0].offset + 8, "chunk 0x7777");
+    if (inner)
+      for (const Chunk& c : inner->chunks)
+        structure.push_back({{"name", fmt::format("{:#06x}", c.id)}, {"offset", c.offset}, {"size", c.data.size()}, {"detail", c.packed ? "packed" : ""}});
+  }
+  j["structure"] = std::move(structure);
+  j["structureName"] = "object chunks";
+  std::size_t loaded = 0;
+  for (const auto& t : textures_) loaded += t.has_value();
+  j["textures_loaded"] = loaded;
+  j["smoothing"] = smoothing == Smoothing::soc ? "soc" : smoothing == Smoothing::cop ? "cop" : "automatic";
+  return j;
+}
+
+std::uint64_t XrayDocument::list_size(std::string_view list) const {
+  const Object& o = f_.object;
+  if (list == "meshes") return o.meshes.size();
+  if (list == "surfaces") return o.surfaces.size();
+  if (list == "bones") return o.bones.size();
+  if (list == "motions") return o.motions.size();
+  return 0;
+}
+
+std::vector<ListInfo> XrayDocument::lists() const {
+  std::vector<ListInfo> out;
+  for (const auto& [id, label] : {std::pair{"meshes", "Meshes"}, std::pair{"surfaces", "Surfaces"}, std::pair{"bones", "Bones"}, std::pair{"motions", "Motions"}})
+    if (const auto n = list_size(id)) out.push_back({id, label, n});
+  return out;
+}
+
+ojson XrayDocument::row(std::string_view list, std::uint64_t i) const {
+  const Object& o = f_.object;
+  const auto k = static_cast<std::size_t>(i);
+  if (list == "meshes") {
+    const Mesh& m = o.meshes[k];
+    return ojson{{"i", i}, {"name", display_cp1251(m.name)}, {"detail", fmt::format("{} points, {} faces", m.points.size(), m.faces.size())}};
+  }
+  if (list == "surfaces") return ojson{{"i", i}, {"name", display_cp1251(o.surfaces[k].name)}, {"detail", surface_detail(o.surfaces[k])}};
+  if (list == "bones") {
+    const Bone& b = o.bones[k];
+    // Depth from the parent chain (bounded: a cycle of names stops it).
+    std::uint32_t depth = 0;
+    for (std::string parent = b.parent; !parent.empty() && depth < 64; ++depth) {
+      const auto it = std::find_if(o.bones.begin(), o.bones.end(), [&](const Bone& x) { return x.name == parent; });
+      parent = it == o.bones.end() ? std::string() : it->parent;
+    }
+    return ojson{{"i", i}, {"name", display_cp1251(b.name)}, {"detail", b.parent.empty() ? std::string("root") : "under " + display_cp1251(b.parent)}, {"depth", depth}};
+  }
+  const Motion& m = o.motions[k];
+  return ojson{{"i", i}, {"name", display_cp1251(m.name)}, {"detail", fmt::format("frames {}-{} at {} fps", m.frame_start, m.frame_end, m.fps)}};
+}
+
+ojson XrayDocument::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
+  auto out = ojson::array();
+  const std::uint64_t n = list_size(list);
+  for (std::uint64_t i = first; i < n && i < first + count; ++i) out.push_back(row(list, i));
+  return out;
+}
+
+ojson XrayDocument::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
+  auto out = ojson::array();
+  const std::uint64_t n = list_size(list);
+  for (std::uint64_t i = 0; i < n && out.size() < limit; ++i) {
+    ojson r = row(list, i);
+    if (icontains(r["name"].get<std::string>(), query) || icontains(r["detail"].get<std::string>(), query)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+ojson XrayDocument::record(std::string_view list, std::uint64_t index) const {
+  if (index >= list_size(list)) return nullptr;
+  const Object& o = f_.object;
+  const auto k = static_cast<std::size_t>(index);
+  const auto text = [](const std::string& s) { return display_cp1251(s); };
+  if (list == "meshes") {
+    const Mesh& m = o.meshes[k];
+    ojson vmaps = ojson::array();
+    for (const VMap& v : m.vmaps)
+      vmaps.push_back({{"name", text(v.name)}, {"kind", v.type == 1 ? "weight" : "uv"}, {"entries", v.size()}, {"polymap", v.polymap}});
+    ojson surfaces = ojson::array();
+    for (const SurfaceFaces& s : m.surfaces) surfaces.push_back({{"surface", text(s.surface)}, {"faces", s.faces.size()}});
+    ojson j{{"name", text(m.name)},          {"version", m.version}, {"flags", m.flags},
+            {"visible", (m.flags & 1) != 0}, {"points", m.points.size()}, {"faces", m.faces.size()},
+            {"vmrefs", m.vmref_count()},      {"vmaps", std::move(vmaps)}, {"surfaces", std::move(surfaces)}};
+    j["bbox"] = {{m.bbox[0], m.bbox[1], m.bbox[2]}, {m.bbox[3], m.bbox[4], m.bbox[5]}};
+    j["smoothing_groups"] = m.smoothing.size();
+    j["smoothing"] = m.smoothing.empty() ? "none stored (all smooth)" : looks_like_soc(m) ? "SoC (equal groups)" : "CoP (hard-edge bits)";
+    if (!m.normals.empty()) j["split_normals"] = m.normals.size();
+    if (m.adjacency_bytes) j["adjacency_bytes"] = m.adjacency_bytes;
+    return j;
+  }
+  if (list == "surfaces") {
+    const Surface& s = o.surfaces[k];
+    return ojson{{"name", text(s.name)},         {"shader", text(s.shader)},           {"compiler_shader", text(s.compiler_shader)},
+                 {"game_material", text(s.game_material)}, {"texture", text(s.texture)}, {"vmap", text(s.vmap)},
+                 {"two_sided", s.two_sided()},   {"flags", s.flags},                    {"fvf", fmt::format("{:#x}", s.fvf)},
+                 {"uv_sets", s.uv_sets},         {"texture_loaded", textures_[k].has_value()}};
+  }
+  if (list == "bones") {
+    const Bone& b = o.bones[k];
+    return ojson{{"name", text(b.name)},
+                 {"parent", text(b.parent)},
+                 {"weight_map", text(b.weight_map)},
+                 {"game_material", text(b.game_material)},
+                 {"version", b.version},
+                 {"offset", {b.offset[0], b.offset[1], b.offset[2]}},
+                 {"rotate", {b.rotate[0], b.rotate[1], b.rotate[2]}},
+                 {"length", b.length},
+                 {"shape_type", b.shape_type},
+                 {"ik_type", b.ik_type},
+                 {"mass", b.mass}};
+  }
+  const Motion& m = o.motions[k];
+  std::size_t keys = 0;
+  for (const MotionBone& b : m.bones)
+    for (const Envelope& e : b.channels) keys += e.keys.size();
+  return ojson{{"name", text(m.name)}, {"frame_start", m.frame_start}, {"frame_end", m.frame_end}, {"fps", m.fps},
+               {"version", m.version}, {"bones", m.bones.size()},        {"keys", keys}};
+}
+
+Result<scene::Scene> XrayDocument::scene() const {
+  const Object& o = f_.object;
+  scene::Scene s;
+  s.grid = {.cell = 1000.0, .centre = 250, .cells = 500};
+  s.add_material({});
+  const std::uint32_t kind = s.add_kind("meshes");
+  std::vector<std::uint32_t> material_of_surface(o.surfaces.size(), 0);
+  for (std::size_t k = 0; k < o.surfaces.size(); ++k) {
+    const Surface& surface = o.surfaces[k];
+    scene::Material m;
+    m.name = display_cp1251(surface.name);
+    m.color = scene::color_for_name(surface.texture.empty() ? surface.name : surface.texture) | 0xFF000000u;
+    m.two_sided = surface.two_sided();
+    if (textures_[k]) {
+      m.texture = static_cast<std::uint32_t>(s.textures.size());
+      m.color = 0xFFFFFFFFu;
+      s.textures.push_back(*textures_[k]);
+    }
+    material_of_surface[k] = s.add_material(m);
+  }
+  for (std::size_t i = 0; i < o.meshes.size(); ++i) {
+    scene::Mesh mesh = render_mesh(o.meshes[i], i, material_of_surface, o, smoothing);
+    if (mesh.indices.empty()) continue;
+    const glm::vec3 lo = mesh.bounds_min, hi = mesh.bounds_max;
+    const auto id = static_cast<std::uint32_t>(s.meshes.size());
+    s.meshes.push_back(std::move(mesh));
+    scene::Instance& in = scene::add_instance(s, glm::dmat4(1.0), id);
+    in.object = s.add_object(kind, i, glm::dvec3((lo + hi) * 0.5f), std::max(0.05f, glm::length(hi - lo) / 2));
+  }
+  s.finish();
+  return s;
+}
+
+std::vector<Warning> XrayDocument::warnings() const {
+  std::vector<Warning> out = f_.warnings;
+  for (Warning& w : out) w.file = name_;
+  return out;
+}
+
+}  // namespace sceneria::xray

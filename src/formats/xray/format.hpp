@@ -1,0 +1,9 @@
+#pragma once
+// X-Ray SDK `.object` models in the registry (notes xray-object.md).
+#include "formats/registry.hpp"
+
+namespace sceneria::xray {
+
+const Format& format();
+
+}  // namespace sceneria::xray

@@ -187,7 +187,8 @@ TEST(XrayObject, WhatTheOtherSamplesHold) {
   EXPECT_EQ(read("test_fmt_texture_caps.object").object.surfaces.at(0).texture, "CAPS");
   EXPECT_EQ(read("test_fmt_sg_new.object").object.meshes.at(0).smoothing, (std::vector<std::uint32_t>{6, 7, 3, 0xFFFFFFFFu}));
   EXPECT_EQ(read("test_level_1.object").object.surfaces.at(0).texture, "$shadertest");
-  const Mesh& circle = read("test_level_2.object").object.meshes.at(0);
+  const File level_2 = read("test_level_2.object");
+  const Mesh& circle = level_2.object.meshes.at(0);
   EXPECT_EQ(circle.points.size(), 9u);
   EXPECT_EQ(circle.faces.size(), 8u);
   EXPECT_EQ(circle.vmref_count(), 24u);
@@ -322,6 +323,26 @@ TEST(XrayScene, ADegenerateFaceIsNotDrawnAndTwoMeshesAreTwoObjects) {
   EXPECT_EQ(two.objects.size(), 2u);
   EXPECT_EQ(two.objects[1].index, 1u);
   EXPECT_TRUE(scene_of("test_fmt_broken.object").meshes.empty());
+}
+
+// format_xray_fuzzer: a UV map (type 0) of one value per entry was read as two, past its data;
+// a vmref index of 0xFFFFFFFF wrapped the range check.
+TEST(XrayScene, VmrefsIntoMapsThatCannotHoldThemGiveNoUv) {
+  File f;
+  Mesh m;
+  m.points = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}};
+  m.faces = {{{0, 1, 2}, {0, 1, 0xFFFFFFFFu}}};
+  VMap narrow;
+  narrow.dim = 1, narrow.type = 0, narrow.data = {0.5f, 0.25f};
+  m.vmaps = {narrow};
+  m.vmref_start = {0, 1, 2};
+  m.vmref_pairs = {{0, 1}, {0, 0}};
+  f.object.meshes = {m};
+  XrayDocument doc(std::move(f), 0, "fuzz.object");
+  auto s = doc.scene();
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->meshes.size(), 1u);
+  for (const glm::vec2& uv : s->meshes[0].uvs) EXPECT_EQ(uv, glm::vec2(0));
 }
 
 TEST(XrayScene, SurfaceTexturesComeFromGamedataTexturesInAnyCase) {

@@ -30,11 +30,12 @@ const std::vector<Format>& registry() {
       exports::with_scene_writers(scenery::twin_format()),
       exports::with_scene_writers(e3d::format()),
       exports::with_scene_writers(t3d::format()),
-      exports::with_scene_writers(dds::format()),
       exports::with_scene_writers(b3d::format()),
+      exports::with_scene_writers(xray::format()),
+      // Textures after the models: a dropped model folder opens its model.
+      exports::with_scene_writers(dds::format()),
       // A resource file draws nothing: no scene exports.
       b3d::res_format(),
-      exports::with_scene_writers(xray::format()),
   };
   return all;
 }

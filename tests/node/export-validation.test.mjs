@@ -24,7 +24,7 @@ const work = mkdtempSync(join(tmpdir(), 'sceneria-export-'));
 
 const run = (...args) => execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-// Every file under samples/maszyna and samples/hardtruck whose format the core reads and draws (by
+// Every file under samples/maszyna, samples/hardtruck and samples/xray whose format the core reads and draws (by
 // the CLI's own list: those with the scene exports; a Hard Truck .res is read beside its module).
 const formats = JSON.parse(run('formats', '--json'));
 const readable = new Set(formats.filter((f) => f.reads && f.writes.some((w) => w.id === 'glb')).flatMap((f) => f.extensions));
@@ -35,7 +35,7 @@ function* walk(dir) {
     else if (readable.has(extname(e.name).toLowerCase())) yield p;
   }
 }
-const inputs = [...walk(join(samples, 'maszyna')), ...walk(join(samples, 'hardtruck'))].sort();
+const inputs = [...walk(join(samples, 'maszyna')), ...walk(join(samples, 'hardtruck')), ...walk(join(samples, 'xray'))].sort();
 const generated = join(work, 'generated.eu7');
 run('generate', generated, '--models', '5000', '--seed', '7');
 inputs.push(generated);

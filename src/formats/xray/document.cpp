@@ -136,10 +136,10 @@ scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector
       auto [it, fresh] = vertex_of.try_emplace(key, static_cast<std::uint32_t>(out.positions.size()));
       if (fresh) {
         glm::vec2 uv(0);
-        if (r + 1 < m.vmref_start.size())
+        if (r < m.vmref_count())
           for (std::uint32_t q = m.vmref_start[r]; q < m.vmref_start[r + 1]; ++q) {
             const auto& [vm, index] = m.vmref_pairs[q];
-            if (vm < m.vmaps.size() && m.vmaps[vm].type == 0 && index < m.vmaps[vm].size())
+            if (vm < m.vmaps.size() && m.vmaps[vm].type == 0 && m.vmaps[vm].dim == 2 && index < m.vmaps[vm].size())
               uv = {m.vmaps[vm].data[std::size_t{index} * 2], m.vmaps[vm].data[std::size_t{index} * 2 + 1]};
           }
         out.positions.push_back(to_scene(m.points[p]));

@@ -13,6 +13,7 @@
 #include "core/text.hpp"
 #include "formats/b3d/catalogue.hpp"
 #include "formats/b3d/json.hpp"
+#include "formats/row_lists.hpp"
 
 namespace sceneria::b3d {
 
@@ -770,20 +771,11 @@ ojson B3dDocument::row(std::string_view list, std::uint64_t i) const {
 }
 
 ojson B3dDocument::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
-  auto out = ojson::array();
-  const std::uint64_t n = list_size(list);
-  for (std::uint64_t i = first; i < n && i < first + count; ++i) out.push_back(row(list, i));
-  return out;
+  return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
 }
 
 ojson B3dDocument::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
-  auto out = ojson::array();
-  const std::uint64_t n = list_size(list);
-  for (std::uint64_t i = 0; i < n && out.size() < limit; ++i) {
-    ojson r = row(list, i);
-    if (icontains(r["name"].get<std::string>(), query) || icontains(r["detail"].get<std::string>(), query)) out.push_back(std::move(r));
-  }
-  return out;
+  return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
 }
 
 ojson B3dDocument::record(std::string_view list, std::uint64_t index) const {

@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "formats/textures.hpp"
+#include "formats/row_lists.hpp"
 
 namespace sceneria::xray {
 
@@ -282,20 +283,11 @@ ojson XrayDocument::row(std::string_view list, std::uint64_t i) const {
 }
 
 ojson XrayDocument::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
-  auto out = ojson::array();
-  const std::uint64_t n = list_size(list);
-  for (std::uint64_t i = first; i < n && i < first + count; ++i) out.push_back(row(list, i));
-  return out;
+  return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
 }
 
 ojson XrayDocument::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
-  auto out = ojson::array();
-  const std::uint64_t n = list_size(list);
-  for (std::uint64_t i = 0; i < n && out.size() < limit; ++i) {
-    ojson r = row(list, i);
-    if (icontains(r["name"].get<std::string>(), query) || icontains(r["detail"].get<std::string>(), query)) out.push_back(std::move(r));
-  }
-  return out;
+  return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
 }
 
 ojson XrayDocument::record(std::string_view list, std::uint64_t index) const {

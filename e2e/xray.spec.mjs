@@ -1,9 +1,9 @@
 // S.T.A.L.K.E.R. modders' SDK models: an .object dropped draws its surfaces (textured when its
 // gamedata/textures are dropped with it), its meshes, surfaces and bones in the outliner.
-import { mkdirSync, mkdtempSync, copyFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, copyFileSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, expect, requireSamples, openViewer, samplesDir, framePixels, solidDds, isNotSky } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, samplesDir, framePixels, solidDds, isNotSky, frameChange, countDiffering } from './helpers.mjs';
 
 const share = (px, test) => {
   let n = 0;
@@ -73,4 +73,105 @@ test('test_fmt_vmrefs.object dropped with its texture draws green where the text
   const box = await page.locator('#canvas').boundingBox();
   await page.mouse.click(box.x + hit.x, box.y + hit.y);
   await expect(page.locator('#inspector-title')).toContainText('Meshes #0 · testShape');
+});
+
+test('the bones of test_fmt_bones.object are drawn as lines over the model, and a click on one opens it', async ({ page }) => {
+  requireSamples();
+  test.setTimeout(120_000);
+  await openViewer(page);
+  await page.setInputFiles('#file-input', join(samplesDir, 'xray/test_fmt_bones.object'));
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'test_fmt_bones.object');
+  await page.evaluate(() => { window.sceneria.viewer.frameAll(); window.sceneria.viewer.renderFrame(); });
+  // The lines are the scene's only static geometry: switching that layer off takes them away.
+  const lines = await frameChange(page, 'static');
+  expect(lines).toBeGreaterThan(0.0001);  // measured: 0.026 % of the frame, about 146 pixels of 1-pixel lines
+  // Over the model (drawn after it, without depth): by the middle of bone_child's segment, from
+  // bone_root's head to its own, the picker finds bone_child.
+  const hit = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const heads = [];
+    for (let id = 0; id < v.stats().objects; ++id) {
+      const o = v.object(id);
+      if (o.kind === 'bones') heads[o.index] = o;
+    }
+    const p = v.project((heads[0].x + heads[1].x) / 2, (heads[0].y + heads[1].y) / 2, (heads[0].z + heads[1].z) / 2);
+    if (!p) return null;
+    // The line is one pixel wide: the pixel it crosses near the projected point.
+    for (let r = 0; r <= 4; ++r)
+      for (let dy = -r; dy <= r; ++dy)
+        for (let dx = -r; dx <= r; ++dx) {
+          if (Math.max(Math.abs(dx), Math.abs(dy)) !== r) continue;
+          const x = Math.round(p.x) + dx, y = Math.round(p.y) + dy;
+          const h = v.pick(x, y);
+          if (h && h.kind === 'bones') return { x, y, index: h.index };
+        }
+    return null;
+  });
+  expect(hit).not.toBeNull();
+  const box = await page.locator('#canvas').boundingBox();
+  await page.mouse.click(box.x + hit.x, box.y + hit.y);
+  expect(hit.index).toBe(1);
+  await expect(page.locator('#inspector-title')).toContainText('Bones #1 · bone_child');
+});
+
+// test_fmt_sg_new.object turned half a turn about x (each point (x, y, z) to (x, -y, -z): a
+// rotation, so windings stay): the corners whose normals CoP and SoC read differently then face
+// the viewer's light, which in the file as it is they face away from.
+function turnedTetrahedron(bytes) {
+  const out = Buffer.from(bytes);
+  const chunks = (from, to) => {
+    const list = [];
+    for (let at = from; at + 8 <= to;) {
+      const id = out.readUInt32LE(at), size = out.readUInt32LE(at + 4);
+      list.push({ id, body: at + 8, end: at + 8 + size });
+      at += 8 + size;
+    }
+    return list;
+  };
+  const object = chunks(0, out.length).find((c) => c.id === 0x7777);
+  const meshes = chunks(object.body, object.end).find((c) => c.id === 0x0910);
+  const mesh = chunks(meshes.body, meshes.end)[0];
+  const verts = chunks(mesh.body, mesh.end).find((c) => c.id === 0x1005);
+  const count = out.readUInt32LE(verts.body);
+  for (let p = 0; p < count; ++p) {
+    const at = verts.body + 4 + p * 12;
+    out.writeFloatLE(-out.readFloatLE(at + 4), at + 4);
+    out.writeFloatLE(-out.readFloatLE(at + 8), at + 8);
+  }
+  return out;
+}
+
+test('a CoP object read as SoC is shaded otherwise, from the page\'s smoothing choice', async ({ page }) => {
+  requireSamples();
+  test.setTimeout(120_000);
+  const file = join(mkdtempSync(join(tmpdir(), 'sceneria-xray-')), 'turned.object');
+  writeFileSync(file, turnedTetrahedron(readFileSync(join(samplesDir, 'xray/test_fmt_sg_new.object'))));
+  await openViewer(page);
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'turned.object');
+  const summary = await page.evaluate(() => window.sceneria.lastResult.summary);
+  expect(summary.smoothing).toBe('automatic');
+  expect(summary.smoothing_detected).toBe('cop');
+  await expect(page.locator('#smoothing-choice')).toBeVisible();
+  await expect(page.locator('#smoothing option').first()).toHaveText('automatic (CoP)');
+  // Seen from four sides, the same views each time.
+  const views = async () => {
+    const out = [];
+    for (const yaw of [0, 90, 180, 270]) {
+      await page.evaluate((yaw) => { const v = window.sceneria.viewer; v.setOrbit(0, 0, 0, 5, yaw, 25); v.renderFrame(); }, yaw);
+      out.push(await framePixels(page));
+    }
+    return out;
+  };
+  const differing = (a, b) => a.reduce((n, px, i) => n + countDiffering(px, b[i], 24), 0) / a.reduce((n, px) => n + px.length / 4, 0);
+  const cop = await views();
+  expect(cop.every((px) => share(px, (r, g, b) => isNotSky([r, g, b])) > 0.01)).toBe(true);
+  await page.selectOption('#smoothing', 'soc');
+  await page.waitForFunction(() => window.sceneria.lastResult?.summary.smoothing === 'soc');
+  const soc = await views();
+  expect(differing(cop, soc)).toBeGreaterThan(0.002);  // measured: 1.4 % of the four views' pixels
+  // Back to automatic: CoP's pixels again.
+  await page.selectOption('#smoothing', '');
+  await page.waitForFunction(() => window.sceneria.lastResult?.summary.smoothing === 'automatic');
+  expect(differing(cop, await views())).toBe(0);
 });

@@ -148,7 +148,7 @@ TEST(FormatConformance, EveryJsonFormReadsBackToTheSameDocument) {
       }
     }
   }
-  EXPECT_EQ(with_json, (std::set<std::string>{"b3d", "e3d", "eu7b", "scenery-text", "scenery-twin", "t3d"}));
+  EXPECT_EQ(with_json, (std::set<std::string>{"b3d", "e3d", "eu7b", "scenery-text", "scenery-twin", "t3d", "xray"}));
 }
 
 TEST(FormatConformance, EveryFormatRejectsTruncationsWithAnErrorNotACrash) {

@@ -380,12 +380,13 @@ class DocumentBinding {
   // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
   // `skin`: a model's replaceable skin set ("" the first among the files); `show_hidden`: a
   // model's submodels hidden until lights switch them on are drawn.
-  // `group`: which group of a B3D module's LOD and switch containers is drawn.
+  // `group`: which group of a B3D module's LOD and switch containers is drawn; `smoothing`: how
+  // an X-Ray object's smoothing groups read ("soc", "cop", "" told from the values).
   std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden,
-                   int group) {
+                   int group, const std::string& smoothing) {
     // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
     return open_with(typed_array, name, assets, {.assets = nullptr, .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}, .threads = 1,
-                                                      .group = static_cast<std::uint32_t>(std::max(0, group))},
+                                                      .group = static_cast<std::uint32_t>(std::max(0, group)), .smoothing = smoothing},
                      string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
   }
   // open() for a conversion or an inspection (the JS API): the whole document at once, not in

@@ -632,18 +632,18 @@ $('share').addEventListener('click', async () => {
 // `assets`: [{path, file}] opened with it (a dropped folder, several files): what it refers to.
 // `skin`: a model's skin set (the skin selector opens the same files again with another).
 let lastFiles = null;
-function openFile(file, assets = [], { skin = '', showHidden = false, group = 0 } = {}) {
+function openFile(file, assets = [], { skin = '', showHidden = false, group = 0, smoothing = '' } = {}) {
   clearNotices();
   lastFiles = { file, assets };
   const ticket = latest + 1;
   return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
     if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
-  }, assets, { skin, showHidden, group }));
+  }, assets, { skin, showHidden, group, smoothing }));
 }
 // The same files again with the model choices the panel shows.
 function reopenWithChoices() {
   if (lastFiles) openFile(lastFiles.file, lastFiles.assets, { skin: $('skin-set').value, showHidden: $('show-hidden').checked,
-                                                              group: Number($('group').value) || 0 });
+                                                              group: Number($('group').value) || 0, smoothing: $('smoothing').value });
 }
 
 // A model's skin sets among the files opened with it (summary.skin_sets), the one in use chosen.
@@ -674,10 +674,17 @@ function showSkins(s) {
     return option;
   }));
   if (groups) $('group').value = String(Math.min(s.group_shown || 0, groups - 1));
+  // An X-Ray object's smoothing groups, where its normals depend on how they are read.
+  $('smoothing-choice').hidden = !s.smoothing_detected;
+  if (s.smoothing_detected) {
+    $('smoothing').value = s.smoothing === 'automatic' ? '' : s.smoothing;
+    $('smoothing').options[0].textContent = `automatic (${s.smoothing_detected === 'soc' ? 'SoC' : 'CoP'})`;
+  }
 }
 $('group').addEventListener('change', reopenWithChoices);
 $('skin-set').addEventListener('change', reopenWithChoices);
 $('show-hidden').addEventListener('change', reopenWithChoices);
+$('smoothing').addEventListener('change', reopenWithChoices);
 
 // Several files or a folder: the document is the first file a registered format claims by its
 // extension (in the registry's order), the rest are the files it may refer to.

@@ -44,9 +44,10 @@ export class Parser {
   // replaceable skin set, one of summary.skin_sets ("" the first); `showHidden`, draw the
   // submodels lights switch on (summary.hidden_submodels of them); for a B3D module, its collision,
   // triggers and portals (summary.hidden_blocks), and `group`, which group of its LOD and switch
-  // containers is drawn (0 to summary.group_count - 1).
-  inspect(file, onProgress, assets = [], { skin = '', showHidden = false, group = 0 } = {}) {
-    return this.#request({ kind: 'file', name: file.name, file, assets, skin, showHidden, group }, onProgress);
+  // containers is drawn (0 to summary.group_count - 1); for an X-Ray object, `smoothing`, how its
+  // smoothing groups read: 'soc', 'cop' or '' (told from the values, summary.smoothing_detected).
+  inspect(file, onProgress, assets = [], { skin = '', showHidden = false, group = 0, smoothing = '' } = {}) {
+    return this.#request({ kind: 'file', name: file.name, file, assets, skin, showHidden, group, smoothing }, onProgress);
   }
   // Settings for what the worker hands over. `decodeBlocks`: the viewer's WebGL context has no
   // WEBGL_compressed_texture_s3tc (viewer.stats().s3tc false), so BC1-3 textures are decoded to

@@ -531,7 +531,8 @@ async function openWhole(m, bytes, request, progress) {
   progress('parsing', 0);
   const started = performance.now();
   const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request), request.skin || '', !!request.showHidden,
-                                                Number.isInteger(request.group) ? request.group : 0));
+                                                Number.isInteger(request.group) ? request.group : 0,
+                                                typeof request.smoothing === 'string' ? request.smoothing : ''));
   result.parseMs = performance.now() - started;
   result.doc = ++documentId;
   if (result.ok) {

@@ -44,6 +44,14 @@ class JsonText {
     keyed_ = true;
   }
   void open_object() { open('{'); }
+  // A JSON form's opening (docs/json-forms.md), `{"format": id, "schema": n`; members follow.
+  void open_form(std::string_view format, std::uint64_t schema) {
+    open_object();
+    key("format");
+    string(format);
+    key("schema");
+    number(schema);
+  }
   void open_array() { open('['); }
   void close() {
     const Level level = levels_.back();

@@ -31,7 +31,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr int kArrayBuffer = 34962, kElementArrayBuffer = 34963;
-constexpr int kFloat = 5126, kUnsignedByte = 5121, kUnsignedInt = 5125;
+constexpr int kFloat = 5126, kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125;
 constexpr int kTriangles = 4, kLines = 1;
 
 std::string quote(std::string_view s) {
@@ -211,7 +211,10 @@ class GltfWriter {
     const auto add = [&](std::string_view key, const Array& a) {
       if (a.count) json_ += fmt::format(R"(,"{}":[{}])", key, a.text);
     };
+    if (Error e = skins_and_animations()) return e;
     add("meshes", meshes_);
+    add("skins", skins_);
+    add("animations", animations_);
     add("materials", materials_);
     add("textures", textures_);
     add("images", images_);
@@ -304,8 +307,10 @@ class GltfWriter {
       streamed_error_ = streamed_->put(std::span(reinterpret_cast<const std::uint8_t*>(values.data()), size));
     return accessor_of(static_cast<std::uint32_t>(views_.size() - 1), size, kFloat, type);
   }
-  static std::size_t component_size(int c) { return c == kUnsignedByte ? 1 : 4; }
-  static std::size_t components(std::string_view type) { return type == "SCALAR" ? 1 : type == "VEC2" ? 2 : type == "VEC3" ? 3 : 4; }
+  static std::size_t component_size(int c) { return c == kUnsignedByte ? 1 : c == kUnsignedShort ? 2 : 4; }
+  static std::size_t components(std::string_view type) {
+    return type == "SCALAR" ? 1 : type == "VEC2" ? 2 : type == "VEC3" ? 3 : type == "MAT4" ? 16 : 4;
+  }
   static std::string bounds(const std::vector<glm::vec3>& p) {
     glm::vec3 lo(INFINITY), hi(-INFINITY);
     for (const glm::vec3& v : p) lo = glm::min(lo, v), hi = glm::max(hi, v);
@@ -393,6 +398,12 @@ class GltfWriter {
       for (std::size_t v = 0; v < n; ++v) uv[v] = {finite(m.uvs[v].x), finite(m.uvs[v].y)};
       attributes += fmt::format(R"(,"TEXCOORD_0":{})", accessor(uv, kFloat, "VEC2", kArrayBuffer));
     }
+    if (m.joints.size() == n && m.weights.size() == n && skinned_mesh(id)) {
+      std::vector<glm::vec4> weights(n);
+      for (std::size_t v = 0; v < n; ++v) weights[v] = normalized_weights(m.weights[v]);
+      const std::uint32_t joints = accessor(m.joints, kUnsignedShort, "VEC4", kArrayBuffer);
+      attributes += fmt::format(R"(,"JOINTS_0":{},"WEIGHTS_0":{})", joints, accessor(weights, kFloat, "VEC4", kArrayBuffer));
+    }
     Array primitives;
     for (const auto& [material_id, idx] : parts) {
       // In this order: arguments of one call are evaluated in an order compilers choose, and the
@@ -409,7 +420,7 @@ class GltfWriter {
     Array primitives;
     for (const scene::Batch& b : sec.batches) {
       const bool lines = b.primitive == scene::Batch::Primitive::lines;
-      if (lines && o_.lines == Lines::none) continue;
+      if ((lines && o_.lines == Lines::none) || b.overlay) continue;
       std::vector<glm::vec3> pos, nor;
       std::vector<std::uint32_t> col;
       const std::size_t n = b.positions.size() / (lines ? 2 : 3) * (lines ? 2 : 3);
@@ -534,12 +545,25 @@ class GltfWriter {
     const std::size_t n = all.size();
     std::vector<std::string> kids(n);
     std::string roots;
+    node_of_.assign(n, 0);
     // Children first, so that each node's children list is known when it is written.
     for (std::size_t k = n; k-- > 0;) {
       const scene::Node& nd = all[k];
       std::string text = fmt::format(R"({{"name":{})", quote(nd.name));
-      if (nd.mesh >= 0)
-        if (const std::int64_t m = mesh(static_cast<std::uint32_t>(nd.mesh)); m >= 0) text += fmt::format(R"(,"mesh":{})", m);
+      std::int64_t m = kUnusable;
+      if (nd.mesh >= 0) m = mesh(static_cast<std::uint32_t>(nd.mesh));
+      if (m >= 0) text += fmt::format(R"(,"mesh":{})", m);
+      // A skinned mesh is placed by its joints alone: glTF ignores (and the validator flags) a
+      // transform on its node.
+      if (m >= 0 && skin_of(nd) >= 0) {
+        text += fmt::format(R"(,"skin":{})", skin_of(nd));
+        if (!kids[k].empty()) text += ",\"children\":[" + kids[k] + "]";
+        if (const std::string e = extras_of(nd.object); !e.empty()) text += R"(,"extras":)" + e;
+        const std::uint32_t id = node(text + "}");
+        node_of_[k] = id;
+        roots += (roots.empty() ? "" : ",") + std::to_string(id);
+        continue;
+      }
       const glm::vec3 t = nd.translation, sc = nd.scale;
       glm::vec4 q(nd.rotation.x, nd.rotation.y, nd.rotation.z, nd.rotation.w);
       const float l = glm::length(q);
@@ -549,12 +573,87 @@ class GltfWriter {
       if (!kids[k].empty()) text += ",\"children\":[" + kids[k] + "]";
       if (const std::string e = extras_of(nd.object); !e.empty()) text += R"(,"extras":)" + e;
       const std::uint32_t id = node(text + "}");
+      node_of_[k] = id;
       const std::int32_t p = nd.parent;
       std::string& list = p >= 0 && static_cast<std::size_t>(p) < k ? kids[static_cast<std::size_t>(p)] : roots;
       list += (list.empty() ? "" : ",") + std::to_string(id);
     }
     if (t_.progress) t_.progress(1.0);
     return roots;
+  }
+
+  // ---- skins and animations (models with nodes) ----
+  // Whether a skin can be written: joints that are nodes, each with its inverse bind matrix.
+  bool usable(const scene::Skin& sk) const {
+    const std::size_t nodes = w_.world().nodes.size();
+    return !sk.joints.empty() && sk.inverse_bind.size() == sk.joints.size() &&
+           std::all_of(sk.joints.begin(), sk.joints.end(), [&](std::uint32_t j) { return j < nodes; });
+  }
+  // The glTF skin a node deforms its mesh by (usable skins are numbered in order), or -1.
+  std::int32_t skin_of(const scene::Node& nd) const {
+    const auto& skins = w_.world().skins;
+    if (nd.skin < 0 || static_cast<std::size_t>(nd.skin) >= skins.size() || !usable(skins[static_cast<std::size_t>(nd.skin)])) return -1;
+    return static_cast<std::int32_t>(std::count_if(skins.begin(), skins.begin() + nd.skin, [&](const scene::Skin& sk) { return usable(sk); }));
+  }
+  // Whether some node deforms mesh `id` by a skin (its joints and weights are then written).
+  bool skinned_mesh(std::uint32_t id) const {
+    for (const scene::Node& nd : w_.world().nodes)
+      if (nd.mesh >= 0 && static_cast<std::uint32_t>(nd.mesh) == id && skin_of(nd) >= 0) return true;
+    return false;
+  }
+  // Weights summing to 1 (the validator's rule): the joint 0 alone takes a vertex without any.
+  static glm::vec4 normalized_weights(const glm::vec4& w) {
+    glm::vec4 c(finite(w.x), finite(w.y), finite(w.z), finite(w.w));
+    c = glm::max(c, glm::vec4(0));
+    const float sum = c.x + c.y + c.z + c.w;
+    return sum > 1e-6f ? c / sum : glm::vec4(1, 0, 0, 0);
+  }
+  Error skins_and_animations() {
+    const scene::Scene& s = w_.world();
+    if (s.nodes.empty()) return {};
+    for (const scene::Skin& sk : s.skins) {
+      if (!usable(sk)) continue;
+      std::string joints;
+      for (std::uint32_t j : sk.joints) joints += (joints.empty() ? "" : ",") + std::to_string(node_of_[j]);
+      std::vector<glm::mat4> inverse(sk.inverse_bind.size());
+      for (std::size_t k = 0; k < inverse.size(); ++k)
+        for (int c = 0; c < 4; ++c)
+          for (int r = 0; r < 4; ++r) inverse[k][c][r] = finite(sk.inverse_bind[k][c][r], c == r ? 1.0f : 0.0f);
+      const std::uint32_t acc = accessor(inverse, kFloat, "MAT4", 0);
+      skins_.add(fmt::format(R"({{"name":{},"inverseBindMatrices":{},"joints":[{}]}})", quote(sk.name), acc, joints));
+    }
+    for (const scene::Animation& a : s.animations) {
+      Array channels, samplers;
+      for (const scene::Animation::Channel& c : a.channels) {
+        if (c.node >= node_of_.size() || c.times.empty() || c.values.size() != c.times.size()) continue;
+        if (!std::is_sorted(c.times.begin(), c.times.end(), std::less_equal<float>()) || !(c.times.front() >= 0)) continue;
+        const bool rotation = c.path == scene::Animation::Path::rotation;
+        std::vector<float> times(c.times);
+        const std::string range = fmt::format(R"("min":[{}],"max":[{}])", numf(times.front()), numf(times.back()));
+        const std::uint32_t input = accessor(times, kFloat, "SCALAR", 0, range);
+        std::uint32_t output = 0;
+        if (rotation) {
+          std::vector<glm::vec4> q(c.values.size());
+          for (std::size_t k = 0; k < q.size(); ++k) {
+            const glm::vec4 v(finite(c.values[k].x), finite(c.values[k].y), finite(c.values[k].z), finite(c.values[k].w));
+            const float l = glm::length(v);
+            q[k] = l > 1e-6f ? v / l : glm::vec4(0, 0, 0, 1);
+          }
+          output = accessor(q, kFloat, "VEC4", 0);
+        } else {
+          std::vector<glm::vec3> t(c.values.size());
+          for (std::size_t k = 0; k < t.size(); ++k) t[k] = {finite(c.values[k].x), finite(c.values[k].y), finite(c.values[k].z)};
+          output = accessor(t, kFloat, "VEC3", 0);
+        }
+        const std::uint32_t sampler =
+            samplers.add(fmt::format(R"({{"input":{},"output":{},"interpolation":"{}"}})", input, output, c.step ? "STEP" : "LINEAR"));
+        channels.add(fmt::format(R"({{"sampler":{},"target":{{"node":{},"path":"{}"}}}})", sampler, node_of_[c.node],
+                                 rotation ? "rotation" : "translation"));
+      }
+      if (channels.count)
+        animations_.add(fmt::format(R"({{"name":{},"channels":[{}],"samplers":[{}]}})", quote(a.name), channels.text, samplers.text));
+    }
+    return {};
   }
 
   SceneWalk& w_;
@@ -568,8 +667,9 @@ class GltfWriter {
   std::vector<std::uint8_t> held_;
   std::vector<View> views_;
   std::vector<Planned> plan_;
-  Array accessors_, meshes_, materials_, textures_, images_, samplers_;
+  Array accessors_, meshes_, materials_, textures_, images_, samplers_, skins_, animations_;
   std::uint32_t nodes_ = 0;
+  std::vector<std::uint32_t> node_of_;  // a model's scene node -> its glTF node
   std::vector<std::int64_t> mesh_of_, texture_of_, material_of_;
   std::int64_t ribbon_material_ = -1;
   bool used_instancing_ = false;

@@ -101,7 +101,7 @@ class ObjWriter {
     bool named = false;
     for (const scene::Batch& b : sec.batches) {
       const bool lines = b.primitive == scene::Batch::Primitive::lines;
-      if (lines && o_.lines == Lines::none) continue;
+      if ((lines && o_.lines == Lines::none) || b.overlay) continue;
       const std::size_t n = b.positions.size() / (lines ? 2 : 3) * (lines ? 2 : 3);
       if (n == 0) continue;
       if (!named) put("o section_{}_{}_geometry\n", sec.row, sec.col), named = true;

@@ -53,6 +53,9 @@ struct OpenOptions {
   // For a B3D module: which group of every LOD and switch container is drawn (0, the first, by
   // default; one with fewer groups shows its last). show_hidden there shows collision and triggers.
   std::uint32_t group = 0;
+  // For an X-Ray object: how its smoothing groups read, "soc" (equal groups are smooth) or "cop"
+  // (per-face hard-edge bits); anything else: told from the values (notes xray-object.md §6).
+  std::string smoothing;
 };
 
 // Named options of a writer ("version" = "8", "pack-format" = "5"); each writer says which it takes.

@@ -354,6 +354,7 @@ void Renderer::upload_batches(std::size_t s) {
     GpuBatch g;
     g.count = static_cast<int>(staging.size());
     g.lines = b.primitive == scene::Batch::Primitive::lines;
+    g.overlay = b.overlay;
     glGenVertexArrays(1, &g.vao);
     glBindVertexArray(g.vao);
     glGenBuffers(1, &g.vbo);
@@ -555,18 +556,23 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glDepthMask(GL_TRUE);
     ++stats_.draw_calls;
   }
-  if (scene_ && draw_static_) {
+  // Overlays (a skeleton inside its model) are drawn after the models, over them.
+  bool any_overlay = false;
+  const auto draw_batches = [&](bool overlays) {
     for (std::uint32_t s : plan_.sections) {
       const glm::vec3 offset(scene_->sections[s].origin - camera.eye);
       glUniform3fv(u_offset, 1, glm::value_ptr(offset));
       for (const GpuBatch& b : section_batches_[s]) {
+        any_overlay |= b.overlay;
+        if (b.overlay != overlays) continue;
         glUniform1f(u_lit, b.lines ? 0.0f : 1.0f);
         glBindVertexArray(b.vao);
         glDrawArrays(b.lines ? GL_LINES : GL_TRIANGLES, 0, b.count);
         ++stats_.draw_calls;
       }
     }
-  }
+  };
+  if (scene_ && draw_static_) draw_batches(false);
   // One instanced draw per mesh with visible instances.
   if (scene_ && draw_models_ && !plan_.instances.empty()) {
     glUseProgram(instanced_program_);
@@ -624,6 +630,12 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
       glDisable(GL_BLEND);
     }
     glDisable(GL_CULL_FACE);
+  }
+  if (scene_ && draw_static_ && any_overlay) {
+    glUseProgram(static_program_);
+    glDisable(GL_DEPTH_TEST);
+    draw_batches(true);
+    glEnable(GL_DEPTH_TEST);
   }
   glBindVertexArray(0);
 }

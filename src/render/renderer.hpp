@@ -77,6 +77,7 @@ class Renderer {
     unsigned vao = 0, vbo = 0;
     int count = 0;
     bool lines = false;
+    bool overlay = false;
   };
   struct GpuMesh {
     unsigned vao = 0, vbo = 0, ibo = 0;

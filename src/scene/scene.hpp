@@ -76,6 +76,9 @@ struct Batch {
   std::vector<glm::vec3> normals;         // triangles only (same count as positions)
   std::vector<std::uint32_t> colors;      // RGBA8 per vertex
   std::vector<std::uint32_t> objects;     // object id per vertex (kNoObject: not pickable)
+  // Drawn over everything after the models, without depth (a skeleton inside its model): a
+  // viewing aid, which exports leave out (they say the same otherwise, as a glTF skin).
+  bool overlay = false;
 };
 
 // A range of a mesh's indices drawn with one material.
@@ -100,6 +103,10 @@ struct Mesh {
   // A proxy's real model: the asset paths to try, in order (normalized, as AssetResolver takes
   // them). A model loader replaces the proxy with the first that loads (replace_meshes).
   std::vector<std::string> files;
+  // Skinning (empty, or one per position): up to four joints, as indices into the joints of the
+  // skin of the node that places the mesh, and their weights, which sum to 1.
+  std::vector<glm::u16vec4> joints;
+  std::vector<glm::vec4> weights;
 };
 
 // A model's node hierarchy (an E3D's submodel tree): transforms relative to the parent. A scene
@@ -114,6 +121,30 @@ struct Node {
   glm::vec3 scale{1.0f};
   std::int32_t mesh = -1;    // into Scene::meshes
   std::uint32_t object = kNoObject;  // the record it stands for (an export's extras)
+  std::int32_t skin = -1;    // into Scene::skins: the mesh is deformed by those joints, not placed by this node
+};
+
+// A skeleton that deforms meshes: its joints are nodes, each with the inverse of its world
+// transform at rest (the bind pose), which takes a vertex into the joint's space.
+struct Skin {
+  std::string name;
+  std::vector<std::uint32_t> joints;  // into Scene::nodes
+  std::vector<glm::mat4> inverse_bind;
+};
+
+// Nodes' transforms over time, sampled: each channel holds keys at `times` (seconds from the
+// clip's start) and a value per key (translation xyz, or rotation as a quaternion xyzw).
+struct Animation {
+  enum class Path : std::uint8_t { translation = 0, rotation = 1 };
+  struct Channel {
+    std::uint32_t node = 0;  // into Scene::nodes
+    Path path = Path::translation;
+    bool step = false;  // hold each value until the next key, rather than interpolate
+    std::vector<float> times;
+    std::vector<glm::vec4> values;
+  };
+  std::string name;
+  std::vector<Channel> channels;
 };
 
 struct Instance {
@@ -156,6 +187,8 @@ struct Scene {
   std::vector<Material> materials;  // [0] is the default
   std::vector<Mesh> meshes;
   std::vector<Node> nodes;
+  std::vector<Skin> skins;  // exports only: serialize() leaves skins and animations, which the renderer does not play
+  std::vector<Animation> animations;
   std::vector<Section> sections;
   std::vector<TrackCurve> tracks;
   glm::dvec3 bounds_min{0.0}, bounds_max{0.0};  // world bounds of all content

@@ -9,7 +9,7 @@ namespace sceneria::scene {
 
 namespace {
 
-constexpr char kMagic[4] = {'S', 'C', 'N', '3'};
+constexpr char kMagic[4] = {'S', 'C', 'N', '4'};
 
 struct Out {
   std::vector<std::uint8_t>& b;
@@ -123,6 +123,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
       o.array(b.normals);
       o.array(b.colors);
       o.array(b.objects);
+      o.pod(static_cast<std::uint8_t>(b.overlay));
     }
     o.array(sec.instances);
   }
@@ -136,7 +137,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
 
 Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   if (bytes.size() < 4 || std::memcmp(bytes.data(), kMagic, 4) != 0)
-    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN3)"};
+    return Error{Errc::bad_magic, 0, "not a serialized scene (SCN4)"};
   ByteReader r(bytes.subspan(4), 4, "scene");
   In in{r};
   Scene s;
@@ -249,6 +250,9 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
       in.array(b.normals);
       in.array(b.colors);
       in.array(b.objects);
+      std::uint8_t overlay = 0;
+      in.pod(overlay);
+      b.overlay = overlay != 0;
     }
     in.array(sec.instances);
     for (const Instance& i : sec.instances)

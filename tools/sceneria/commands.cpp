@@ -112,7 +112,7 @@ Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::
   if (!source) return source.error();
   std::unique_ptr<DirectoryAssets> resolver;
   if (!assets.empty()) resolver = std::make_unique<DirectoryAssets>(assets);
-  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .texture_base = {}, .threads = cores()});
+  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .texture_base = {}, .threads = cores(), .group = 0, .smoothing = {}});
   if (for_conversion) *for_conversion = std::move(resolver);
   return document;
 }

@@ -407,11 +407,7 @@ Error hex_member(const njson& j, const char* key, std::vector<std::uint8_t>& out
 
 Error write_b3d_json(const File& f, ByteSink& sink, int indent) {
   JsonText t(sink, indent);
-  t.open_object();
-  t.key("format");
-  t.string("b3d");
-  t.key("schema");
-  t.number(std::int64_t{kJsonSchemaVersion});
+  t.open_form("b3d", kJsonSchemaVersion);
   if (f.incomplete) {
     // Not read to its end: the reason and the file's bytes, which read back to the same break.
     if (f.original.empty()) return Error{Errc::bad_value, f.incomplete->offset, "the file was not read to its end: " + f.incomplete->message};

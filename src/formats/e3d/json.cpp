@@ -85,11 +85,7 @@ void strings_text(JsonText& t, const std::vector<std::string>& list, bool open_e
 
 Error write_model_json(const Model& m, ByteSink& sink, int indent) {
   JsonText t(sink, indent);
-  t.open_object();
-  t.key("format");
-  t.string("e3d");
-  t.key("schema");
-  t.number(std::int64_t{kJsonSchemaVersion});
+  t.open_form("e3d", kJsonSchemaVersion);
   t.key("chunks");
   t.open_array();
   // The chunks the writer fills from the model's fields, decided as write_model decides them.

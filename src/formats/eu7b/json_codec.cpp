@@ -205,11 +205,7 @@ void section_text(JsonText& t, PackSection& s) {
 Error write_module_json(const Module& module_in, ByteSink& sink, int indent, unsigned threads) {
   Module& module = const_cast<Module&>(module_in);  // the JSON writer only reads
   JsonText t(sink, indent);
-  t.open_object();
-  t.key("format");
-  t.string("eu7b");
-  t.key("schema");
-  t.number(std::uint64_t{kJsonSchemaVersion});
+  t.open_form("eu7b", kJsonSchemaVersion);
   t.key("version");
   t.number(std::uint64_t{module.version()});
   t.key("strings");

@@ -93,11 +93,7 @@ class EntryWriter {
 
 Error write_twin_json(const Twin& t, ByteSink& sink, int indent) {
   JsonText out(sink, indent);
-  out.open_object();
-  out.key("format");
-  out.string("scenery-twin");
-  out.key("schema");
-  out.number(std::int64_t{kTwinJsonSchema});
+  out.open_form("scenery-twin", kTwinJsonSchema);
   out.key("version");
   out.number(std::uint64_t{t.version});
   out.key("kind");

@@ -6,7 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <glm/gtc/matrix_transform.hpp>
+
 #include "core/text.hpp"
+#include "formats/xray/envelope.hpp"
+#include "formats/xray/json.hpp"
 #include "formats/textures.hpp"
 #include "formats/row_lists.hpp"
 
@@ -48,6 +52,68 @@ bool smooth_edge(const Mesh& m, bool soc, std::uint32_t a, std::uint32_t b, int 
     return (g & kBit[back ? (4 - e) % 3 : e]) == 0;
   };
   return soft(ga, back_a, ea) && soft(gb, back_b, eb);
+}
+
+// A transform in X-Ray's frame (offset, then the rotation vector's angles: z first, then x, then
+// y, as blender-xray composes them) turned into the scene's frame: conjugated by the reflection
+// diag(1, 1, -1), as the notes say, rather than editing the angles.
+glm::mat4 pose(const std::array<float, 3>& offset, std::array<float, 3> rotate, bool swapped) {
+  if (swapped) std::swap(rotate[0], rotate[1]);  // old bones store x and y the other way round (OpenXRay)
+  glm::mat4 m = glm::translate(glm::mat4(1), glm::vec3(offset[0], offset[1], offset[2]));
+  m = glm::rotate(m, rotate[1], glm::vec3(0, 1, 0));
+  m = glm::rotate(m, rotate[0], glm::vec3(1, 0, 0));
+  m = glm::rotate(m, rotate[2], glm::vec3(0, 0, 1));
+  const glm::mat4 mirror = glm::scale(glm::mat4(1), glm::vec3(1, 1, -1));
+  return mirror * m * mirror;
+}
+
+// The bones in an order with parents first, each with its parent and its rest pose.
+struct Skeleton {
+  std::vector<std::size_t> order;
+  std::vector<int> parent;  // by bone: its parent bone, -1 for a root (or a parent not found, or a cycle)
+  std::vector<glm::mat4> local, world;
+  bool swapped = false;
+};
+
+Skeleton skeleton_of(const Object& o) {
+  Skeleton k;
+  const std::size_t n = o.bones.size();
+  k.parent.assign(n, -1);
+  k.local.resize(n), k.world.resize(n);
+  k.swapped = o.bone_chunk == 0x0913;
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t b = 0; b < n; ++b) by_name.try_emplace(o.bones[b].name, b);
+  for (std::size_t b = 0; b < n; ++b)
+    if (const auto it = by_name.find(o.bones[b].parent); !o.bones[b].parent.empty() && it != by_name.end() && it->second != b)
+      k.parent[b] = static_cast<int>(it->second);
+  // Parents first; what a cycle leaves unplaced becomes a root.
+  std::vector<bool> placed(n, false);
+  for (bool progress = true; progress && k.order.size() < n;) {
+    progress = false;
+    for (std::size_t b = 0; b < n; ++b)
+      if (!placed[b] && (k.parent[b] < 0 || placed[static_cast<std::size_t>(k.parent[b])])) placed[b] = true, k.order.push_back(b), progress = true;
+  }
+  for (std::size_t b = 0; b < n; ++b)
+    if (!placed[b]) k.parent[b] = -1, k.order.push_back(b);
+  for (std::size_t b : k.order) {
+    const Bone& bone = o.bones[b];
+    k.local[b] = pose(bone.offset, bone.rotate, k.swapped || bone.version == 1);
+    k.world[b] = k.parent[b] < 0 ? k.local[b] : k.world[static_cast<std::size_t>(k.parent[b])] * k.local[b];
+  }
+  return k;
+}
+
+// The bone each weight map weights (by the bone's weight-map name, else its own name); -1: none.
+std::vector<int> bones_of_maps(const Mesh& m, const Object& o) {
+  std::vector<int> out(m.vmaps.size(), -1);
+  for (std::size_t v = 0; v < m.vmaps.size(); ++v) {
+    if (m.vmaps[v].type != 1 || m.vmaps[v].dim != 1) continue;
+    for (std::size_t b = 0; b < o.bones.size() && out[v] < 0; ++b)
+      if (o.bones[b].weight_map == m.vmaps[v].name) out[v] = static_cast<int>(b);
+    for (std::size_t b = 0; b < o.bones.size() && out[v] < 0; ++b)
+      if (o.bones[b].name == m.vmaps[v].name) out[v] = static_cast<int>(b);
+  }
+  return out;
 }
 
 scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector<std::uint32_t>& material_of_surface, const Object& o, Smoothing mode) {
@@ -123,6 +189,28 @@ scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector
     }
   }
   const bool split = m.normals.size() == nf * 3;
+  // Weights from the vmref's pairs into weight maps: the four heaviest bones, below 0.0002 as
+  // none (as blender-xray reads them).
+  const std::vector<int> bone_of_map = bones_of_maps(m, o);
+  const bool weighted = std::any_of(bone_of_map.begin(), bone_of_map.end(), [](int b) { return b >= 0; });
+  const auto weights_of = [&](std::uint32_t r) {
+    std::vector<std::pair<float, int>> found;
+    if (r < m.vmref_count())
+      for (std::uint32_t q = m.vmref_start[r]; q < m.vmref_start[r + 1]; ++q) {
+        const auto& [vm, index] = m.vmref_pairs[q];
+        if (vm >= m.vmaps.size() || bone_of_map[vm] < 0 || index >= m.vmaps[vm].data.size()) continue;
+        const float w = m.vmaps[vm].data[index];
+        if (std::isfinite(w) && w >= 0.0002f) found.emplace_back(w, bone_of_map[vm]);
+      }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    glm::u16vec4 joints(0);
+    glm::vec4 weights(0);
+    float sum = 0;
+    for (std::size_t k = 0; k < found.size() && k < 4; ++k) sum += found[k].first;
+    for (std::size_t k = 0; k < found.size() && k < 4; ++k)
+      joints[static_cast<int>(k)] = static_cast<std::uint16_t>(found[k].second), weights[static_cast<int>(k)] = found[k].first / sum;
+    return std::pair{joints, weights};
+  };
   // A vertex per (point, vmref, normal): UVs and normals split where they differ.
   std::map<std::tuple<std::uint32_t, std::uint32_t, float, float, float>, std::uint32_t> vertex_of;
   std::map<std::uint32_t, std::vector<std::uint32_t>> indices_by_material;
@@ -146,6 +234,10 @@ scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector
         out.positions.push_back(to_scene(m.points[p]));
         out.normals.push_back(std::isfinite(n.x) ? n : glm::vec3(0, 1, 0));
         out.uvs.push_back(uv);
+        if (weighted) {
+          const auto [joints, weights] = weights_of(r);
+          out.joints.push_back(joints), out.weights.push_back(weights);
+        }
       }
       list.push_back(it->second);
     }
@@ -241,6 +333,11 @@ ojson XrayDocument::summary(std::size_t) const {
   for (const auto& t : textures_) loaded += t.has_value();
   j["textures_loaded"] = loaded;
   j["smoothing"] = smoothing == Smoothing::soc ? "soc" : smoothing == Smoothing::cop ? "cop" : "automatic";
+  // What the automatic choice reads the groups as (the first mesh that stores groups), and
+  // whether any mesh's normals depend on the choice at all (none stored: all smooth; split
+  // normals: taken as they are).
+  const auto sg = std::find_if(o.meshes.begin(), o.meshes.end(), [](const Mesh& m) { return !m.smoothing.empty() && m.normals.empty(); });
+  if (sg != o.meshes.end()) j["smoothing_detected"] = looks_like_soc(*sg) ? "soc" : "cop";
   return j;
 }
 
@@ -361,6 +458,8 @@ Result<scene::Scene> XrayDocument::scene() const {
     }
     material_of_surface[k] = s.add_material(m);
   }
+  // Meshes: placed by instances for the renderer, and by nodes (after the bones') for exports.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> placed;  // (mesh, object)
   for (std::size_t i = 0; i < o.meshes.size(); ++i) {
     scene::Mesh mesh = render_mesh(o.meshes[i], i, material_of_surface, o, smoothing);
     if (mesh.indices.empty()) continue;
@@ -369,10 +468,119 @@ Result<scene::Scene> XrayDocument::scene() const {
     s.meshes.push_back(std::move(mesh));
     scene::Instance& in = scene::add_instance(s, glm::dmat4(1.0), id);
     in.object = s.add_object(kind, i, glm::dvec3((lo + hi) * 0.5f), std::max(0.05f, glm::length(hi - lo) / 2));
+    placed.emplace_back(id, in.object);
   }
+  if (!o.bones.empty()) add_skeleton(s);
+  for (const auto& [mesh, object] : placed) {
+    scene::Node n;
+    n.name = s.meshes[mesh].name;
+    n.mesh = static_cast<std::int32_t>(mesh);
+    n.object = object;
+    if (!s.skins.empty() && !s.meshes[mesh].joints.empty()) n.skin = 0;
+    s.nodes.push_back(std::move(n));
+  }
+  // A skeleton that weights no mesh stays as nodes (and lines), without a skin nothing uses.
+  if (std::none_of(s.nodes.begin(), s.nodes.end(), [](const scene::Node& n) { return n.skin >= 0; })) s.skins.clear();
   s.finish();
   return s;
 }
+
+void XrayDocument::add_skeleton(scene::Scene& s) const {
+  const Object& o = f_.object;
+  const Skeleton k = skeleton_of(o);
+  const std::uint32_t kind = s.add_kind("bones");
+  // Joints are the bones' nodes; several roots get a common parent, as glTF's skins want.
+  const std::size_t roots = static_cast<std::size_t>(std::count(k.parent.begin(), k.parent.end(), -1));
+  std::int32_t top = -1;
+  if (roots > 1) {
+    top = static_cast<std::int32_t>(s.nodes.size());
+    scene::Node skeleton;
+    skeleton.name = "skeleton";
+    s.nodes.push_back(std::move(skeleton));
+  }
+  std::vector<std::uint32_t> node_of(o.bones.size());
+  std::vector<std::uint32_t> object_of(o.bones.size());
+  for (std::size_t b : k.order) {
+    const Bone& bone = o.bones[b];
+    const glm::vec3 head(k.world[b][3]);
+    scene::Node n;
+    n.name = display_cp1251(bone.name);
+    n.parent = k.parent[b] < 0 ? top : static_cast<std::int32_t>(node_of[static_cast<std::size_t>(k.parent[b])]);
+    // Rest poses are rigid: a translation and a rotation, nothing to decompose.
+    n.translation = glm::vec3(k.local[b][3]);
+    n.rotation = glm::quat_cast(glm::mat3(k.local[b]));
+    n.object = object_of[b] = s.add_object(kind, b, glm::dvec3(head), std::max(0.02f, bone.length));
+    node_of[b] = static_cast<std::uint32_t>(s.nodes.size());
+    s.nodes.push_back(std::move(n));
+  }
+  scene::Skin skin;
+  skin.name = "skeleton";
+  for (std::size_t b = 0; b < o.bones.size(); ++b) {
+    skin.joints.push_back(node_of[b]);
+    skin.inverse_bind.push_back(glm::inverse(k.world[b]));
+  }
+  s.skins.push_back(std::move(skin));
+
+  // The bones as lines over the model: parent to child, and a bone without children along its
+  // own axis (X-Ray's +Z) for its length.
+  scene::Section& sec = s.section_at(glm::dvec3(0.0));
+  scene::Batch lines;
+  lines.primitive = scene::Batch::Primitive::lines;
+  lines.overlay = true;
+  const glm::vec3 origin(sec.origin);
+  std::vector<bool> has_child(o.bones.size(), false);
+  for (std::size_t b = 0; b < o.bones.size(); ++b)
+    if (k.parent[b] >= 0) has_child[static_cast<std::size_t>(k.parent[b])] = true;
+  const auto segment = [&](const glm::vec3& a, const glm::vec3& z, std::uint32_t object) {
+    lines.positions.push_back(a - origin), lines.positions.push_back(z - origin);
+    lines.colors.push_back(scene::rgba(1.0f, 0.8f, 0.1f)), lines.colors.push_back(scene::rgba(1.0f, 0.35f, 0.1f));
+    lines.objects.push_back(object), lines.objects.push_back(object);
+  };
+  for (std::size_t b = 0; b < o.bones.size(); ++b) {
+    const glm::vec3 head(k.world[b][3]);
+    if (k.parent[b] >= 0) segment(glm::vec3(k.world[static_cast<std::size_t>(k.parent[b])][3]), head, object_of[b]);
+    if (!has_child[b] && o.bones[b].length > 0 && std::isfinite(o.bones[b].length))
+      segment(head, glm::vec3(k.world[b] * glm::vec4(0, 0, -o.bones[b].length, 1)), object_of[b]);
+  }
+  if (!lines.positions.empty()) sec.batches.push_back(std::move(lines));
+
+  // Motions as animations: every frame from start to end sampled (the keys' shapes are
+  // LightWave's, which glTF cannot say), each bone's channels as a translation and a rotation.
+  std::size_t budget = std::size_t{1} << 23;  // samples over all motions: a hostile frame range stops here
+  for (const Motion& m : o.motions) {
+    const float fps = std::isfinite(m.fps) && m.fps > 0 ? m.fps : 30.0f;
+    if (m.frame_end < m.frame_start) continue;
+    const std::size_t frames = std::size_t{m.frame_end - m.frame_start} + 1;
+    if (frames > budget / std::max<std::size_t>(1, m.bones.size())) break;
+    budget -= frames * std::max<std::size_t>(1, m.bones.size());
+    scene::Animation a;
+    a.name = display_cp1251(m.name);
+    for (const MotionBone& mb : m.bones) {
+      auto it = std::find_if(o.bones.begin(), o.bones.end(), [&](const Bone& b) { return b.name == mb.name; });
+      if (it == o.bones.end())
+        it = std::find_if(o.bones.begin(), o.bones.end(), [&](const Bone& b) { return iequals(b.name, mb.name); });
+      if (it == o.bones.end()) continue;
+      const auto b = static_cast<std::size_t>(it - o.bones.begin());
+      scene::Animation::Channel t, r;
+      t.node = r.node = node_of[b];
+      t.path = scene::Animation::Path::translation, r.path = scene::Animation::Path::rotation;
+      for (std::size_t f = 0; f < frames; ++f) {
+        const float time = static_cast<float>(m.frame_start + f) / fps;
+        const auto at = [&](int c) { return evaluate(mb.channels[static_cast<std::size_t>(c)], time); };
+        // Channels: position x, y, z, then rotation h (about y), p (about x), b (about z).
+        const glm::mat4 local = pose({at(0), at(1), at(2)}, {at(4), at(3), at(5)}, false);
+        const glm::quat q = glm::quat_cast(glm::mat3(local));
+        t.times.push_back(static_cast<float>(f) / fps), r.times.push_back(t.times.back());
+        t.values.emplace_back(glm::vec3(local[3]), 0.0f);
+        r.values.emplace_back(q.x, q.y, q.z, q.w);
+      }
+      a.channels.push_back(std::move(t)), a.channels.push_back(std::move(r));
+    }
+    if (!a.channels.empty()) s.animations.push_back(std::move(a));
+  }
+}
+
+Error XrayDocument::dump_to(ByteSink& sink, int indent) const { return write_xray_json(f_, sink, indent); }
 
 std::vector<Warning> XrayDocument::warnings() const {
   std::vector<Warning> out = f_.warnings;

@@ -37,11 +37,14 @@ class XrayDocument final : public Document {
   Result<scene::Scene> scene() const override;
   std::vector<Warning> warnings() const override;
   std::vector<std::string> missing_assets() const override { return missing_; }
+  Error dump_to(ByteSink& sink, int indent) const override;  // the X-Ray form (formats/xray/json.hpp)
 
   Smoothing smoothing = Smoothing::automatic;
 
  private:
   ojson row(std::string_view list, std::uint64_t i) const;
+  // The bones as joints (nodes and a skin), drawn as lines, and the motions as animations.
+  void add_skeleton(scene::Scene& s) const;
   std::uint64_t list_size(std::string_view list) const;
   File f_;
   std::uint64_t size_;

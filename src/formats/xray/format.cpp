@@ -1,32 +1,45 @@
 #include "formats/xray/format.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "core/json_io.hpp"
 #include "formats/xray/document.hpp"
+#include "formats/xray/json.hpp"
 #include "formats/xray/xray.hpp"
 
 namespace sceneria::xray {
 namespace {
 
 // The object chunk 0x7777, packed or not, with a size that fits the file.
-bool probe(std::span<const std::uint8_t> head, std::string_view) {
+bool is_object(std::span<const std::uint8_t> head) {
   if (head.size() < 8) return false;
   std::uint32_t id = 0;
   std::memcpy(&id, head.data(), 4);
   return (id & ~kPackedBit) == 0x7777;
 }
+bool probe(std::span<const std::uint8_t> head, std::string_view name) { return is_object(head) || json_form_is(head, name, "xray"); }
 
-Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
+Result<File> read(ByteSource& source) {
+  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
+  if (Error e = source.read(0, head)) return e;
+  if (!is_object(head) && json_form_is(head, source.name(), "xray")) return read_xray_json(source);
   if (source.size() > (std::uint64_t{1} << 31))
     return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte object is too big to read", source.name(), source.size())};
   auto bytes = read_shared(source);
   if (!bytes) return bytes.error();
-  auto file = read_object(bytes->view);
+  return read_object(bytes->view);
+}
+
+Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
+  auto file = read(source);
   if (!file) return file.error();
   auto doc = std::make_unique<XrayDocument>(std::move(file).value(), source.size(), source.name());
   if (options.assets) doc->load_textures(*options.assets);
+  doc->smoothing = options.smoothing == "soc" ? Smoothing::soc : options.smoothing == "cop" ? Smoothing::cop : Smoothing::automatic;
   return std::unique_ptr<Document>(std::move(doc));
 }
 
@@ -45,7 +58,8 @@ const Format& format() {
       .extensions = {".object"},
       .probe = probe,
       .open = open,
-      .writers = {{"object", ".object", "X-Ray object, chunk by chunk as read (packed chunks as stored)", "", write}},
+      .writers = {{"object", ".object", "X-Ray object, chunk by chunk as read (packed chunks as stored)", "", write},
+                  dump_writer("lossless JSON (docs/json-forms.md#x-ray)")},
   };
   return f;
 }

@@ -72,7 +72,6 @@ struct Skeleton {
   std::vector<std::size_t> order;
   std::vector<int> parent;  // by bone: its parent bone, -1 for a root (or a parent not found, or a cycle)
   std::vector<glm::mat4> local, world;
-  bool swapped = false;
 };
 
 Skeleton skeleton_of(const Object& o) {
@@ -80,7 +79,6 @@ Skeleton skeleton_of(const Object& o) {
   const std::size_t n = o.bones.size();
   k.parent.assign(n, -1);
   k.local.resize(n), k.world.resize(n);
-  k.swapped = o.bone_chunk == 0x0913;
   std::map<std::string, std::size_t> by_name;
   for (std::size_t b = 0; b < n; ++b) by_name.try_emplace(o.bones[b].name, b);
   for (std::size_t b = 0; b < n; ++b)
@@ -97,7 +95,7 @@ Skeleton skeleton_of(const Object& o) {
     if (!placed[b]) k.parent[b] = -1, k.order.push_back(b);
   for (std::size_t b : k.order) {
     const Bone& bone = o.bones[b];
-    k.local[b] = pose(bone.offset, bone.rotate, k.swapped || bone.version == 1);
+    k.local[b] = pose(bone.offset, bone.rotate, o.bone_chunk == 0x0913 || bone.version == 1);
     k.world[b] = k.parent[b] < 0 ? k.local[b] : k.world[static_cast<std::size_t>(k.parent[b])] * k.local[b];
   }
   return k;
@@ -105,18 +103,21 @@ Skeleton skeleton_of(const Object& o) {
 
 // The bone each weight map weights (by the bone's weight-map name, else its own name); -1: none.
 std::vector<int> bones_of_maps(const Mesh& m, const Object& o) {
+  std::map<std::string_view, int> by_map, by_name;  // the first bone of each name
+  for (std::size_t b = 0; b < o.bones.size(); ++b) {
+    by_map.try_emplace(o.bones[b].weight_map, static_cast<int>(b));
+    by_name.try_emplace(o.bones[b].name, static_cast<int>(b));
+  }
   std::vector<int> out(m.vmaps.size(), -1);
   for (std::size_t v = 0; v < m.vmaps.size(); ++v) {
     if (m.vmaps[v].type != 1 || m.vmaps[v].dim != 1) continue;
-    for (std::size_t b = 0; b < o.bones.size() && out[v] < 0; ++b)
-      if (o.bones[b].weight_map == m.vmaps[v].name) out[v] = static_cast<int>(b);
-    for (std::size_t b = 0; b < o.bones.size() && out[v] < 0; ++b)
-      if (o.bones[b].name == m.vmaps[v].name) out[v] = static_cast<int>(b);
+    if (const auto it = by_map.find(m.vmaps[v].name); it != by_map.end()) out[v] = it->second;
+    else if (const auto jt = by_name.find(m.vmaps[v].name); jt != by_name.end()) out[v] = jt->second;
   }
   return out;
 }
 
-scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector<std::uint32_t>& material_of_surface, const Object& o, Smoothing mode) {
+scene::Mesh render_mesh(const Mesh& m, const std::vector<std::uint32_t>& material_of_surface, const Object& o, Smoothing mode) {
   scene::Mesh out;
   out.name = display_cp1251(m.name);
   const std::size_t nf = m.faces.size(), np = m.points.size();
@@ -242,7 +243,6 @@ scene::Mesh render_mesh(const Mesh& m, std::size_t mesh_index, const std::vector
       list.push_back(it->second);
     }
   }
-  (void)mesh_index;
   for (const auto& [mat, list] : indices_by_material) {
     out.parts.push_back({mat, static_cast<std::uint32_t>(out.indices.size()), static_cast<std::uint32_t>(list.size())});
     out.indices.insert(out.indices.end(), list.begin(), list.end());
@@ -325,7 +325,7 @@ ojson XrayDocument::summary(std::size_t) const {
     auto inner = read_chunks(f_.root.chunks[0].data, f_.root.chunks[0].offset + 8, "chunk 0x7777");
     if (inner)
       for (const Chunk& c : inner->chunks)
-        structure.push_back({{"name", fmt::format("{:#06x}", c.id)}, {"offset", c.offset}, {"size", c.data.size()}, {"detail", c.packed ? "packed" : ""}});
+        structure.push_back({{"name", chunk_id_text(c.id)}, {"offset", c.offset}, {"size", c.data.size()}, {"detail", c.packed ? "packed" : ""}});
   }
   j["structure"] = std::move(structure);
   j["structureName"] = "object chunks";
@@ -461,7 +461,7 @@ Result<scene::Scene> XrayDocument::scene() const {
   // Meshes: placed by instances for the renderer, and by nodes (after the bones') for exports.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> placed;  // (mesh, object)
   for (std::size_t i = 0; i < o.meshes.size(); ++i) {
-    scene::Mesh mesh = render_mesh(o.meshes[i], i, material_of_surface, o, smoothing);
+    scene::Mesh mesh = render_mesh(o.meshes[i], material_of_surface, o, smoothing);
     if (mesh.indices.empty()) continue;
     const glm::vec3 lo = mesh.bounds_min, hi = mesh.bounds_max;
     const auto id = static_cast<std::uint32_t>(s.meshes.size());

@@ -74,8 +74,6 @@ std::optional<Strings> strings_of(std::span<const std::uint8_t> data) {
   return s;
 }
 
-std::string id_text(std::uint32_t id) { return fmt::format("{:#06x}", id); }
-
 class Text {
  public:
   explicit Text(JsonText& t) : t_(t) {}
@@ -100,7 +98,7 @@ class Text {
   void chunk(const Chunk& c, Place parent, Place inner) {
     t_.open_object();
     t_.key("id");
-    t_.string(id_text(c.id));
+    t_.string(chunk_id_text(c.id));
     if (c.packed) {
       t_.key("packed");
       t_.boolean(true);
@@ -113,7 +111,7 @@ class Text {
   void body(const Chunk& c, Place parent, Place inner) {
     if (inner != Place::leaf) {
       // A container whose bytes are not chunks exactly goes as hex, which still round-trips.
-      auto children = read_chunks(c.data, c.offset + 8, id_text(c.id));
+      auto children = read_chunks(c.data, c.offset + 8, chunk_id_text(c.id));
       if (children && children->trailing.empty()) {
         t_.key("chunks");
         return list(*children, inner);

@@ -55,12 +55,10 @@ Result<ChunkList> chunks_of(std::span<const std::uint8_t> bytes, std::uint64_t b
   return out;
 }
 
-std::string hex_id(std::uint32_t id) { return fmt::format("{:#06x}", id); }
-
 // A chunk's payload as a cursor, messages naming the chunk (and, inside a packed parent, that the
 // offset is the unpacked one).
 ByteReader cursor(const Chunk& c, const std::string& where) {
-  return ByteReader(c.data, c.offset + 8, fmt::format("{}: chunk {} at {:#x}", where, hex_id(c.id), c.offset));
+  return ByteReader(c.data, c.offset + 8, fmt::format("{}: chunk {} at {:#x}", where, chunk_id_text(c.id), c.offset));
 }
 
 std::string stringz(ByteReader& r, std::string_view what) {
@@ -163,7 +161,7 @@ class Decoder {
 
   Error surfaces(const Chunk& c, const ChunkList& l, const std::string& where) {
     Object& o = f_.object;
-    if (o.surface_chunk) return Error{Errc::bad_value, c.offset, fmt::format("{}: a second surfaces chunk ({} at {:#x})", where, hex_id(c.id), c.offset)};
+    if (o.surface_chunk) return Error{Errc::bad_value, c.offset, fmt::format("{}: a second surfaces chunk ({} at {:#x})", where, chunk_id_text(c.id), c.offset)};
     o.surface_chunk = static_cast<int>(c.id);
     ByteReader r = cursor(c, where);
     const std::uint32_t n = r.u32();
@@ -512,6 +510,8 @@ void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
 }
 
 }  // namespace
+
+std::string chunk_id_text(std::uint32_t id) { return fmt::format("{:#06x}", id); }
 
 const Chunk* ChunkList::find(std::uint32_t id) const {
   for (const Chunk& c : chunks)

@@ -35,6 +35,8 @@ struct ChunkList {
 // The chunks of `bytes` (`base`: its offset for messages; `where`: "the file", "chunk 0x0910 at
 // 0x24"). A packed chunk is unpacked (its size capped by its stream's).
 Result<ChunkList> read_chunks(std::span<const std::uint8_t> bytes, std::uint64_t base, const std::string& where);
+// A chunk id as the messages, the summary and the JSON form write it ("0x0910").
+std::string chunk_id_text(std::uint32_t id);
 // The chunks as bytes: a packed chunk from its stream while its data is what the stream
 // unpacks to, else packed again.
 std::vector<std::uint8_t> write_chunks(const ChunkList& list);

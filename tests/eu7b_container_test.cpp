@@ -54,8 +54,9 @@ std::vector<std::uint8_t> strs_module(const std::vector<std::uint8_t>& strs_payl
 
 TEST(Eu7bSamples, FindsAllSampleModules) {
   SCENERIA_REQUIRE_SAMPLES();
-  // 13 in maszyna/eu7 (6 current + 7 historic) and 2 in maszyna/allnodes.
-  EXPECT_EQ(eu7_samples().size(), 15u);
+  // 13 in maszyna/eu7 (6 current + 7 historic), 2 in allnodes, 4 in terrain, 7 in trees (six
+  // writers' roots and the child module), 6 in packcounts (one per writer), 1 in vehicles.
+  EXPECT_EQ(eu7_samples().size(), 33u);
 }
 
 TEST(Eu7bSamples, ChunkWalkMatchesReferenceDecodes) {
@@ -109,7 +110,7 @@ TEST(Eu7bSamples, ChunkWalkMatchesReferenceDecodes) {
       EXPECT_TRUE(found);
     }
   }
-  EXPECT_EQ(with_chunk_table, 2);  // TD.v9-root and historic/TD.v8
+  EXPECT_EQ(with_chunk_table, 3);  // TD.v9-root, historic/TD.v8 and terrain.v9-root
 }
 
 TEST(Eu7bSamples, TdV6HasNineChunksInWriterOrder) {

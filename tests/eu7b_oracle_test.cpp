@@ -119,17 +119,17 @@ TEST(Eu7bOracle, SubChunkTablesAtEveryBoundaryForFormats3To6) {
     const int format = static_cast<int>(f);
     const bool with_inst = format >= 5;
     const std::uint32_t version = format == 6 ? 9 : format == 5 ? 8 : 7;
-    for (const std::size_t n : {512u, 513u, 1024u, 1025u, 3000u}) {
+    for (const std::size_t n : {512u, 513u, 1024u, 1025u, 2048u, 2049u, 3000u}) {
       SCOPED_TRACE("format " + std::to_string(format) + ", " + std::to_string(n) + " models");
       auto converted = convert_module(one_section(n - kLamps, kLamps),
                                       {.version = version, .pack_format = f, .keep_pack_format = false});
       ASSERT_TRUE(converted.ok()) << converted.error().describe();
       const Bytes file = encode(*converted);
 
-      // The rule, per format: the historic writers of formats 3-5 (56d72fb2, 2ee5f933, 2f902469)
-      // always put 512 models in a chunk; the v13 writer (format 6) 256 when the section holds
-      // more than 1024 models (notes §6.2).
-      const std::size_t capacity = format == 6 && n > 1024 ? 256 : 512;
+      // The rule, per format: the writer of format 3 (56d72fb2) always puts 512 models in a chunk;
+      // those of formats 4, 5 and 6 (2ee5f933, 2f902469, tip) 256 once the section holds more than
+      // 1024 models (runtime_module.hpp kPackSectionHeavyModelThreshold; packcounts samples).
+      const std::size_t capacity = format >= 4 && n > 1024 ? 256 : 512;
       // Record sizes from notes §6.2 for flags-0 slim nodes without lights: MODL = 1 flags + 2
       // + 36 (loc, ang, scale) + 8 (two sids) + 8 (two empty counts); v13 solo swaps the sids for
       // two u16 and adds the cell byte; inst = u32 proto + 36 + sid name (+ cell in v13).

@@ -80,6 +80,9 @@ struct WriteOptions {
   // Scene exports: where the scene's models (Mesh::files of proxies) and their textures are
   // read from, each replacing its proxy box; nullptr: proxies stay boxes.
   AssetResolver* assets = nullptr;
+  // The document's path under the folder `assets` stands for ("sub/a.scn"), where a writer
+  // resolves what the document names relative to it; empty: its own name.
+  std::string relative_name = {};
 };
 
 struct Writer {

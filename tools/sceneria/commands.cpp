@@ -247,7 +247,8 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
                  const WriteOptions& base, ProgressBar* bar, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;
   std::unique_ptr<DirectoryAssets> resolver;  // outlives the document, which may read through it later
-  auto document = open_file(in_path, assets.empty() ? default_root(in_path).string() : assets, &resolver);
+  const std::string root = assets.empty() ? default_root(in_path).string() : assets;
+  auto document = open_file(in_path, root, &resolver);
   if (!document) return fail(err, in_path, document.error());
   const Format* format = find_format((*document)->format_id());
   const Writer* writer = format ? format->writer_for(target) : nullptr;
@@ -272,6 +273,8 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
     return std::unique_ptr<ByteSink>(std::move(sink).value());
   };
   options.assets = resolver.get();
+  options.relative_name = fs::absolute(in_path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal()).generic_string();
+  if (options.relative_name.empty() || options.relative_name.rfind("..", 0) == 0) options.relative_name = fs::path(in_path).filename().string();
   if (bar) options.progress = [bar](double done) { (*bar)(done); };
   // A streaming writer writes the file as it goes; the others give bytes, written here.
   std::uint64_t written = 0;

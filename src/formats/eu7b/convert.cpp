@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -57,6 +58,8 @@ struct Placement {
   std::vector<float> lights;
   std::vector<std::uint32_t> colors;
   std::int32_t proto = -1;  // the source's prototype for an inst record, -1 for a solo record
+  // Unrounded where a compile gave them (ConvertOptions::exact), else the record's floats.
+  double x = 0, z = 0, range_sq_min = 0, range_sq_max = 0;
 };
 
 struct SectionSource {
@@ -64,7 +67,7 @@ struct SectionSource {
   std::vector<Placement> placements;
 };
 
-Result<std::vector<SectionSource>> gather(const Module& m) {
+Result<std::vector<SectionSource>> gather(const Module& m, const ConvertOptions& options) {
   std::vector<SectionSource> out;
   const PackChunk* pack = m.pack();
   const std::vector<PidxEntry>* pidx = m.pidx();
@@ -102,8 +105,18 @@ Result<std::vector<SectionSource>> gather(const Module& m) {
       p.scale = x.scale;
       p.file = x.file;
       p.texture = x.texture;
+      p.x = p.location.x;
+      p.z = p.location.z;
+      p.range_sq_min = p.node.range_sq_min;
+      p.range_sq_max = std::isinf(p.node.range_sq_max) ? std::numeric_limits<double>::max() : p.node.range_sq_max;
       src.placements.push_back(std::move(p));
     }
+    if (options.exact && out.size() < options.exact->size() && (*options.exact)[out.size()].size() == src.placements.size())
+      for (std::size_t i = 0; i < src.placements.size(); ++i) {
+        const ConvertOptions::Exact& e = (*options.exact)[out.size()][i];
+        Placement& p = src.placements[i];
+        p.x = e.x, p.z = e.z, p.range_sq_min = e.range_sq_min, p.range_sq_max = e.range_sq_max;
+      }
     out.push_back(std::move(src));
   }
   return out;
@@ -115,10 +128,9 @@ bool is_identity(const TransformContext& t) {
 }
 
 // Prototype key (notes §6.4).
-using Key = std::tuple<Sid, Sid, float, float, bool, std::uint8_t, std::uint8_t>;
+using Key = std::tuple<Sid, Sid, double, double, bool, std::uint8_t, std::uint8_t>;
 Key key_of(const Placement& p) {
-  return {p.file, p.texture, p.node.range_sq_min, p.node.range_sq_max, !(p.node.flags & node_flag::not_visible),
-          p.terrain, p.transition};
+  return {p.file, p.texture, p.range_sq_min, p.range_sq_max, !(p.node.flags & node_flag::not_visible), p.terrain, p.transition};
 }
 
 bool forced_solo(const Module& m, const Placement& p) {
@@ -130,15 +142,15 @@ std::uint8_t cell_of(const Placement& p, const PidxEntry& e) {
   const double z_min = (static_cast<int>(e.row) - kGridCentre) * kSectionSize;
   // In [0, 3] whatever the file's coordinates (NaN and 1e30 included) before the conversion to int.
   auto cell = [](double v) { return !(v > 0.0) ? 0 : v >= 3.0 ? 3 : static_cast<int>(v); };
-  const int col = cell(std::floor((p.location.x - x_min) / 250.0));
-  const int row = cell(std::floor((p.location.z - z_min) / 250.0));
+  const int col = cell(std::floor((p.x - x_min) / 250.0));
+  const int row = cell(std::floor((p.z - z_min) / 250.0));
   return static_cast<std::uint8_t>(row * 4 + col);
 }
 
 double centre_distance_sq(const Placement& p, const PidxEntry& e) {
   const double cx = (static_cast<int>(e.col) - kGridCentre) * kSectionSize + kSectionSize / 2;
   const double cz = (static_cast<int>(e.row) - kGridCentre) * kSectionSize + kSectionSize / 2;
-  const double dx = p.location.x - cx, dz = p.location.z - cz;
+  const double dx = p.x - cx, dz = p.z - cz;
   return dx * dx + dz * dz;
 }
 
@@ -170,12 +182,17 @@ Model to_model(const Placement& p, ModelList& pools) {
 
 // Version 9 extras, as the writer derives them (notes §7); resolved_texture stays as it is (it
 // depends on the baking machine's disk).
-void derive_v9_extras(Prototype& pr) {
+// The squared ranges in double, as the writer keeps them (an unlimited max as DBL_MAX).
+void derive_v9_extras(Prototype& pr, double range_sq_min, double range_sq_max) {
   const bool full_load = pr.lights.count > 0 || pr.colors.count > 0 || pr.transition == 0;
   pr.pack_flags = full_load ? 1 : (pr.terrain ? 0 : 2);
   pr.textures_alpha = 0;
-  pr.baked_range_min = std::sqrt(std::max(0.0f, pr.node.range_sq_min));
-  pr.baked_range_max = std::isinf(pr.node.range_sq_max) ? -1.0f : std::sqrt(pr.node.range_sq_max);
+  pr.baked_range_min = static_cast<float>(std::sqrt(std::max(0.0, range_sq_min)));
+  pr.baked_range_max = range_sq_max >= std::numeric_limits<double>::max() * 0.5 ? -1.0f : static_cast<float>(std::sqrt(range_sq_max));
+}
+void derive_v9_extras(Prototype& pr) {
+  derive_v9_extras(pr, pr.node.range_sq_min,
+                   std::isinf(pr.node.range_sq_max) ? std::numeric_limits<double>::max() : static_cast<double>(pr.node.range_sq_max));
 }
 
 Prototype to_prototype(const Placement& p, PrototypeList& pools) {
@@ -187,20 +204,18 @@ Prototype to_prototype(const Placement& p, PrototypeList& pools) {
   pr.texture = p.texture;
   pr.lights = append(pools.light_states, p.lights);
   pr.colors = append(pools.light_colors, p.colors);
-  derive_v9_extras(pr);
+  derive_v9_extras(pr, p.range_sq_min, p.range_sq_max);
   return pr;
 }
 
-// Models per sub-chunk of a section of `models` models.
+// Models per sub-chunk of a section of `models` models. Format 3's writer (56d72fb2) cuts every
+// 512 models; the writers of formats 4, 5 and 6 (2ee5f933, 2f902469, tip) every 256 once a
+// section holds more than 1024 (runtime_module.hpp: kPackSectionChunkModelsHeavy,
+// kPackSectionHeavyModelThreshold; samples packcounts/*).
 std::size_t sub_chunk_capacity(SectionFormat f, std::size_t models) {
-  // The historic writers of formats 3, 4 and 5 (56d72fb2, 2ee5f933, 2f902469) cut every section
-  // into 512-model chunks: 56d72fb2 has no other size, and sections over 1024 models converted
-  // with 256-model chunks differ from the bytes of the format-4 and format-5 writers. Only the
-  // v13 writer (format 6, 9574d205) gives a section of more than 1024 models 256-model chunks;
-  // the tip applies that to its older builders too, but no file of theirs was written by it.
   if (f < SectionFormat::chnk) return 0;
-  if (f == SectionFormat::v13) return models > 1024 ? 256 : 512;
-  return 512;
+  if (f == SectionFormat::chnk) return 512;
+  return models > 1024 ? 256 : 512;
 }
 
 struct Built {
@@ -370,7 +385,7 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
   if (version < kMinVersion || version > kMaxVersion)
     return Error{Errc::unsupported_version, 0,
                  fmt::format("EU7B version {} is not supported (supported: {}-{})", version, kMinVersion, kMaxVersion)};
-  auto sources = gather(source);
+  auto sources = gather(source, options);
   if (!sources) return sources.error();
   const bool has_pack = source.pack() != nullptr;
   SectionFormat f = default_section_format(version);
@@ -466,7 +481,10 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
     chunks.push_back(std::move(p));
     if (version >= 8) {
       Chunk prot{chunk::PROT, 0, std::move(built->prototypes), {}, false};
-      prot.empty_payload = std::get<PrototypeList>(prot.data).prototypes.empty();
+      // The writers leave PROT's payload out (not even a count) only when there is no section:
+      // sections without a prototype still get a count of 0 (buildPackPayloadV12 returns early
+      // only for no batches).
+      prot.empty_payload = std::get<PrototypeList>(prot.data).prototypes.empty() && sources->empty();
       chunks.push_back(std::move(prot));
     }
     PackChunk pack;

@@ -21,6 +21,14 @@ struct ConvertOptions {
   // reference does and lists each loss here.
   bool allow_lossy = false;
   std::vector<std::string>* losses = nullptr;
+  // What a compile knew of each PACK placement before the f32 rounding, per PIDX section in the
+  // source's order and per model in the section's order: the writer sorts and cuts sections by
+  // the unrounded location, and keys and bakes prototypes by the unrounded squared ranges.
+  struct Exact {
+    double x = 0, z = 0;
+    double range_sq_min = 0, range_sq_max = 0;  // the max is DBL_MAX when unlimited
+  };
+  const std::vector<std::vector<Exact>>* exact = nullptr;
 };
 
 // The natural section format of a version: 7 -> flat, 8 -> 5, 9 -> 6.

@@ -14,6 +14,7 @@
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/decompile.hpp"
 #include "formats/scenery/interpret.hpp"
+#include "formats/scenery/root_pack.hpp"
 #include "formats/scenery/twin_json.hpp"
 #include "scene/deltas.hpp"
 
@@ -41,9 +42,9 @@ class SceneryDocument final : public Document {
   // resolver itself while the document is not read yet (deferred).
   AssetResolver* include_files() const { return read_ ? in_.kept_files.get() : later_.assets; }
   // The document's tokens from the start, from the twin or the text it was opened from.
-  std::unique_ptr<TokenSource> tokens() const {
+  std::unique_ptr<TokenSource> tokens(TokenizerOptions options = {}) const {
     if (twin_) return std::make_unique<TwinTokenSource>(*twin_);
-    return std::make_unique<TextTokenSource>(bytes_.view);
+    return std::make_unique<TextTokenSource>(bytes_.view, options);
   }
   const std::string& name() const { return name_; }
 
@@ -385,30 +386,43 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
     root = it->second == "9";
   }
   // Compiled again with the reference writer's reading, so the simulator gets what its own
-  // compiler would give it (TD.v6.eu7 byte for byte). A root reads its .inc files again from
-  // what the document kept of them when it opened.
-  NoAssets none;  // a root whose .inc files were not found still lists them
-  AssetResolver* kept = &none;
-  if (AssetResolver* files = s->include_files()) kept = files;
+  // compiler would give it (TD.v6.eu7 byte for byte). A root's PACK is composed from the files
+  // it reaches (root_pack.hpp): from the scenery folder given, else from what the document kept
+  // of its includes when it opened.
+  std::vector<PackModel> pack;
+  if (root) {
+    // The writer reads text only: a twin is read as the text it holds.
+    const std::string text = s->twin() ? decompile(*s->twin()) : std::string();
+    const std::span<const std::uint8_t> bytes =
+        s->twin() ? std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()) : s->bytes();
+    std::vector<std::string> notes, missing;
+    AssetResolver* files = options.assets ? options.assets : s->include_files();
+    auto composed = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s->name() : options.relative_name,
+                                              .files = files, .warnings = &notes, .missing = &missing});
+    if (!composed) return composed.error();
+    pack = std::move(composed).value();
+    if (options.losses) {
+      for (std::string& n : notes) options.losses->push_back(std::move(n));
+      // One line for what was not found: a scenery may name hundreds of absent files.
+      if (!missing.empty()) {
+        std::string names;
+        for (std::size_t i = 0; i < missing.size() && i < 5; ++i) names += (i ? ", " : "") + missing[i];
+        if (missing.size() > 5) names += fmt::format(" and {} more", missing.size() - 5);
+        options.losses->push_back(fmt::format("{} included file{} not found, so not in PACK: {}", missing.size(),
+                                              missing.size() == 1 ? "" : "s", names));
+      }
+    }
+  }
   InterpretOptions how;
-  how.assets = root ? kept : nullptr;
   how.reference_writer = true;
   how.root = root;
+  how.pack_models = &pack;
   how.progress = options.progress;
   how.threads = options.threads;
   how.sources = false;
-  Interpreted compiled = interpret(*s->tokens(), s->name(), how);
-  if (options.losses) {
+  Interpreted compiled = interpret(*s->tokens({.writer = true}), s->name(), how);
+  if (options.losses)
     for (const Warning& w : compiled.warnings) options.losses->push_back(w.message);
-    // One line for what was not found: a scenery may name hundreds of absent files.
-    if (!compiled.missing.empty()) {
-      std::string names;
-      for (std::size_t i = 0; i < compiled.missing.size() && i < 5; ++i) names += (i ? ", " : "") + compiled.missing[i];
-      if (compiled.missing.size() > 5) names += fmt::format(" and {} more", compiled.missing.size() - 5);
-      options.losses->push_back(fmt::format("{} included file{} not found, so not in PACK: {}", compiled.missing.size(),
-                                            compiled.missing.size() == 1 ? "" : "s", names));
-    }
-  }
   return eu7b::write_module(compiled.module, options.threads);
 }
 

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -31,11 +32,18 @@ struct Tok {
   double value = 0;
   SourceRef at;
   bool substituted = false;  // a `(pN)` in it was replaced
+  bool reread = false;       // read again after the writer's grammar refused its node
   bool number() const { return kind == TokenKind::number; }
   // The engine reads a field as a number from whatever token is there (leading digits only).
   double num() const { return kind == TokenKind::number ? value : leading_number(text); }
   std::string low() const { return lower(text); }
+  // As the reference writer's node parsers read a number field (parse_writer_number).
+  bool writer_number(double& v) const {
+    if (kind == TokenKind::number) return v = value, true;
+    return kind == TokenKind::word && parse_writer_number(text, v);
+  }
   bool is(std::string_view word) const { return kind != TokenKind::number && iequals(text, word); }
+  bool is_exactly(std::string_view word) const { return kind != TokenKind::number && text == word; }
   bool starts(std::string_view prefix) const { return kind != TokenKind::number && istarts_with(text, prefix); }
   // How a number reads back as a name or a value ("1.435", "0"): the text's own spelling, or the
   // shortest form of the value for a twin.
@@ -147,6 +155,17 @@ std::uint16_t half(float f) {
   return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | ((mantissa + 0x1000u) >> 13));
 }
 
+// The reference writer's tolerance for lighting colours (runtime_codec.hpp kLightingEps).
+constexpr float kLightingEpsilon = 1e-4f;
+bool is_default(const Lighting& l) {
+  const Lighting d;
+  for (std::size_t k = 0; k < 4; ++k)
+    if (std::abs(l.diffuse[k] - d.diffuse[k]) > kLightingEpsilon || std::abs(l.ambient[k] - d.ambient[k]) > kLightingEpsilon ||
+        std::abs(l.specular[k] - d.specular[k]) > kLightingEpsilon)
+      return false;
+  return true;
+}
+
 // Text that outlives its token for the rest of a statement: substituted tokens, and those a source
 // serves from a buffer it reuses. Blocks are kept and reused, statement after statement.
 class TextArena {
@@ -210,8 +229,8 @@ class Interpreter {
   };
 
   void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth,
-           bool inc = false, Cut* cut = nullptr) {
-    Reader r{source, file, params, {}, inc, {}};
+           Cut* cut = nullptr) {
+    Reader r{source, file, params, {}, {}};
     Tok t;
     const bool report = file == 0 && options_.progress;
     bool roomy = false;
@@ -231,6 +250,7 @@ class Interpreter {
         cut = nullptr;  // the next part's start was wrong: this one reads on to the end instead
       }
       statement(r, t, depth);
+      settle(r);
       r.arena.reset();  // nothing of a statement's tokens outlives it
       if (report && (n & 0x3FF) == 0) options_.progress(source.progress());
     }
@@ -270,15 +290,20 @@ class Interpreter {
     order_records();
     std::vector<Chunk> pack_run;  // root: PIDX, PROT, PACK
     if (options_.root) pack_run = build_pack();
+    if (seen_origin_) out_.placement = {placement_.origin_x, placement_.origin_y, placement_.origin_z, placement_.rotation_y};
     renumber_strings(pack_run);
     const auto count = static_cast<std::uint32_t>(m.strings.size());
     auto add = [&](std::uint32_t id, ChunkData data) { m.chunks.push_back(Chunk{id, 0, std::move(data), {}, false}); };
     // The reference writer's chunk order; STRS, INCL, TRAK and MESH always, the rest when used.
     add(chunk::STRS, StringsChunk{0, count});
     add(chunk::INCL, std::move(includes_));
-    if (placement_.origin_x || placement_.origin_y || placement_.origin_z || placement_.rotation_y) add(chunk::PLAC, placement_);
+    // Only a file with an `origin` is placed, by its first one's `(pN)` tokens and its first
+    // rotate's second (include_placement.hpp extractIncludePlacement).
+    if (seen_origin_ && (placement_.origin_x || placement_.origin_y || placement_.origin_z || placement_.rotation_y))
+      add(chunk::PLAC, placement_);
     add(chunk::TRAK, std::move(tracks_));
-    add(chunk::MESH, std::move(shapes_));
+    if (auto terrain = options_.reference_writer ? as_terrain() : std::nullopt) add(chunk::TERR, std::move(*terrain));
+    else add(chunk::MESH, std::move(shapes_));
     if (!lines_.records.empty()) add(chunk::LINE, std::move(lines_));
     for (Chunk& c : pack_run) m.chunks.push_back(std::move(c));
     if (!models_.models.empty()) add(chunk::MODL, std::move(models_));
@@ -292,6 +317,51 @@ class Interpreter {
     if (!events_.empty()) add(chunk::EVNT, std::move(events_));
     if (first_init_) add(chunk::FINT, first_init_);
     m.container.chunks.clear();
+  }
+
+  // TERR instead of MESH when every shape is plain terrain: a `triangles` node of one triangle,
+  // unnamed, without ranges, group or origin/rotate/scale around it, all with the first one's
+  // texture, translucency and lighting (runtime_codec.hpp canUseTerrEncoding). Its triangles are
+  // batched by the section of their centroid, sections in (z, x) order, file order inside
+  // (groupTerrShapesBySection); the section indices are not clamped.
+  std::optional<Terrain> as_terrain() const {
+    const auto& shapes = shapes_.records;
+    if (shapes.empty() || centroids_.size() != shapes.size()) return std::nullopt;
+    constexpr std::uint8_t kNotPlain = node_flag::name | node_flag::range_min | node_flag::range_max | node_flag::group |
+                                       node_flag::transform | node_flag::not_visible;
+    const Shape& first = shapes.front();
+    const auto near = [](const std::array<float, 4>& a, const std::array<float, 4>& b) {
+      for (std::size_t k = 0; k < 4; ++k)
+        if (std::abs(a[k] - b[k]) > kLightingEpsilon) return false;
+      return true;
+    };
+    for (const Shape& s : shapes) {
+      if (s.subtype != 0 || s.vertices.size() != 3 || (s.node.flags & kNotPlain)) return std::nullopt;
+      if (s.material != first.material || s.translucent != first.translucent) return std::nullopt;
+      if (!near(s.lighting.diffuse, first.lighting.diffuse) || !near(s.lighting.ambient, first.lighting.ambient) ||
+          !near(s.lighting.specular, first.lighting.specular))
+        return std::nullopt;
+    }
+    Terrain t;
+    t.flags = static_cast<std::uint8_t>(terrain_flag::batched | (first.translucent ? terrain_flag::translucent : 0) |
+                                        (first.has_lighting ? terrain_flag::lighting : 0));
+    t.material = first.material;
+    t.lighting = first.lighting;
+    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> batch_of;  // (z, x) → batch
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const glm::dvec3& c = centroids_[i];
+      const auto x = static_cast<std::int32_t>(std::floor(c.x / kSectionGrid.cell + kSectionGrid.centre));
+      const auto z = static_cast<std::int32_t>(std::floor(c.z / kSectionGrid.cell + kSectionGrid.centre));
+      auto [it, added] = batch_of.try_emplace({z, x}, t.batches.size());
+      if (added) t.batches.push_back(TerrainBatch{x, z, {}});
+      auto& into = t.batches[it->second].vertices;
+      into.insert(into.end(), shapes[i].vertices.begin(), shapes[i].vertices.end());
+    }
+    std::vector<TerrainBatch> sorted;
+    sorted.reserve(t.batches.size());
+    for (const auto& [key, index] : batch_of) sorted.push_back(std::move(t.batches[index]));
+    t.batches = std::move(sorted);
+    return t;
   }
 
   // After a visual pass: its shapes fill the MESH chunk the infrastructure pass left empty; its
@@ -357,6 +427,7 @@ class Interpreter {
       }
       if (k == 1 || threads < 2) {
         join(shapes_, b.shapes_);
+        append(centroids_, b.centroids_);
         join(traction_, b.traction_);
       }
     });
@@ -418,11 +489,50 @@ class Interpreter {
     std::uint32_t file;
     const std::vector<std::string>& params;
     Token raw;
-    bool inc;  // root compile: an `.inc` file, which gives the root its models and nothing else
     TextArena arena;
+    // Tokens read again: a node the reference writer's grammar refuses is read on from the token
+    // after `node` (its parser rewinds to the node and skips that one token), and a token looked
+    // at before it is taken. Their text lives in `kept` until they are all read again.
+    std::deque<Tok> pending;
+    std::deque<std::string> kept;
+    Tok ahead;  // peek()'s token, its text as next() gave it (valid to the statement's end)
+    bool has_ahead = false;
+    bool quiet = false;  // after a refused node: its leftovers are not each a warning
+  };
+
+  // A model node's fields, however read.
+  struct ModelFields {
+    glm::dvec3 position{0.0};
+    double ry = 0;
+    Tok file, skin;
+    bool has_file = true, has_skin = true;
+    std::vector<float> lights;
+    std::vector<std::uint32_t> colors;
+    std::optional<glm::dvec3> angles, scale;  // inline `angles` and `scale`
+    bool angles_replace = false;  // the engine replaces the angles; the reference writer adds them
+    bool notransition = false;
+  };
+
+  // A shape node's fields, however read: its material block's colours, texture, vertices.
+  struct ShapeFields {
+    bool material = false;
+    Lighting lighting;                // the block's colours / 255 (the default without one)
+    std::vector<double> raw_colours;  // as written, ambient then diffuse (what decides if it counts)
+    std::string texture;
+    std::vector<std::array<double, 8>> vertices;  // x y z nx ny nz u v
   };
 
   bool next(Reader& r, Tok& t) {
+    if (r.has_ahead) {
+      t = r.ahead;
+      r.has_ahead = false;
+      return true;
+    }
+    if (!r.pending.empty()) {
+      t = r.pending.front();
+      r.pending.pop_front();
+      return true;
+    }
     if (!r.source.next(r.raw)) return false;
     t.kind = r.raw.kind;
     t.value = r.raw.value;
@@ -430,12 +540,59 @@ class Interpreter {
     t.original = r.raw.in_include ? r.arena.keep(r.raw.original) : std::string_view();  // only an include's file name needs it
     t.at = SourceRef{r.file, r.raw.offset, r.raw.line, r.raw.column};
     t.substituted = false;
+    t.reread = false;
     if (!r.params.empty() && t.kind != TokenKind::number && t.text.find("(p") != std::string::npos) {
       std::string s = substitute(t.text, r.params);
       t.substituted = s != t.text;
       if (t.substituted) t.text = r.arena.keep(s);
     }
+    // The reference writer's tokenizer splits at commas, the engine's does not: a twin (baked by
+    // the engine's rules) holds `-926.3,0.0,7746.9` as one word, which the writer reads as three.
+    if (options_.reference_writer && t.kind == TokenKind::word && t.text.find(',') != std::string_view::npos) {
+      std::vector<Tok> parts;
+      for (std::size_t from = 0; from <= t.text.size();) {
+        const std::size_t comma = std::min(t.text.find(',', from), t.text.size());
+        Tok part = t;
+        part.text = t.text.substr(from, comma - from);
+        if (double v; parse_number(part.text, v)) part.kind = TokenKind::number, part.value = v;
+        if (!part.text.empty()) parts.push_back(part);
+        from = comma + 1;
+      }
+      if (parts.empty()) return next(r, t);
+      t = parts.front();
+      unread(r, {parts.data() + 1, parts.size() - 1}, false);
+    }
     return true;
+  }
+
+  // The next token without taking it (valid until the next token is read).
+  const Tok* peek(Reader& r) {
+    if (!r.has_ahead) {
+      if (!next(r, r.ahead)) return nullptr;
+      r.has_ahead = true;
+    }
+    return &r.ahead;
+  }
+  // `tokens` to be read again, before anything else (a peeked token after them). Their text is
+  // copied: it may have been in the statement's arena.
+  void unread(Reader& r, std::span<const Tok> tokens, bool again = true) {
+    if (r.has_ahead) {
+      r.has_ahead = false;
+      Tok ahead = r.ahead;
+      unread(r, {&ahead, 1}, ahead.reread);
+    }
+    for (std::size_t k = tokens.size(); k-- > 0;) {
+      Tok t = tokens[k];
+      t.reread = t.reread || again;
+      t.text = r.kept.emplace_back(t.text);
+      if (!t.original.empty()) t.original = r.kept.emplace_back(t.original);
+      r.pending.push_front(t);
+    }
+  }
+  // Between statements: a token looked at but not taken outlives the arena as a pending one.
+  void settle(Reader& r) {
+    if (r.has_ahead) unread(r, {});
+    if (r.pending.empty()) r.kept.clear();
   }
 
   // Where a record came from, kept beside its list (InterpretOptions::sources).
@@ -486,10 +643,12 @@ class Interpreter {
 
   void statement(Reader& r, Tok& t, std::uint32_t depth) {
     const std::string k = t.low();
+    if (k == "node" || k == "include" || k == "origin" || k == "endorigin" || k == "rotate" || k == "event" || k == "trainset")
+      r.quiet = false;
     if (k == "include") return include(r, t, depth);
     if (k == "node") return node(r, t);
     // What the infrastructure pass recorded, a visual pass reads past.
-    if ((r.inc || pass_ == LoadPass::visual) && skip_in_inc(r, k)) return;
+    if (pass_ == LoadPass::visual && skip_in_inc(r, k)) return;
     if (k == "origin") {
       std::vector<Tok> args;
       const auto v = take(r, 3, &args);
@@ -521,7 +680,10 @@ class Interpreter {
     }
     if (k == "scale") {
       auto v = take(r, 3);
-      for (double& f : v) f = f > 0 ? f : 1.0;
+      // The engine's fork takes a factor that is not positive for 1; the reference writer keeps it
+      // (scene/scratch.hpp pushScale), and its compose then skips a zero one.
+      if (!options_.reference_writer)
+        for (double& f : v) f = f > 0 ? f : 1.0;
       state_.scales.push_back(state_.scale() * glm::dvec3(v[0], v[1], v[2]));
       return;
     }
@@ -555,7 +717,8 @@ class Interpreter {
       return directive(t, values);
     }
     if (k == "editorterrain") return directive(t, {});
-    warn(t.at, fmt::format("unexpected token '{}'", display_text(t.text)));
+    ++out_.unknown_tokens;
+    if (!t.reread && !r.quiet) warn(t.at, fmt::format("unexpected token '{}'", display_text(t.text)));
   }
 
   // Root compile: an `.inc`'s trainsets, events and directives are read past, not recorded
@@ -692,17 +855,58 @@ class Interpreter {
     id_text_.clear();
   }
 
+  // A composed PACK model as a record of the root (its strings in the root's table), with what
+  // the writer keys and sorts it by.
+  void add_pack_model(const PackModel& p) {
+    Model m;
+    if (!p.name.empty()) {
+      m.node.flags |= node_flag::name;
+      m.node.name = sid(p.name);
+    }
+    const double rmin_sq = p.range_min * p.range_min;
+    const double rmax_sq = p.range_max >= 0 ? p.range_max * p.range_max : std::numeric_limits<double>::max();
+    if (rmin_sq != 0) {
+      m.node.flags |= node_flag::range_min;
+      m.node.range_sq_min = static_cast<float>(rmin_sq);
+    }
+    if (p.range_max >= 0) {
+      m.node.flags |= node_flag::range_max;
+      m.node.range_sq_max = static_cast<float>(rmax_sq);
+    }
+    if (p.group) {
+      m.node.flags |= node_flag::group;
+      m.node.group = p.group;
+    }
+    m.terrain = p.terrain ? 1 : 0;
+    m.transition = p.transition ? 1 : 0;
+    m.location = v3(p.location);
+    m.angles = v3(p.angles);
+    m.scale = v3(p.scale);
+    m.model_file = sid(p.file);
+    m.texture = sid(p.texture);
+    m.lights = {static_cast<std::uint32_t>(pack_models_.light_states.size()), static_cast<std::uint32_t>(p.lights.size())};
+    pack_models_.light_states.insert(pack_models_.light_states.end(), p.lights.begin(), p.lights.end());
+    m.colors = {static_cast<std::uint32_t>(pack_models_.light_colors.size()), static_cast<std::uint32_t>(p.colors.size())};
+    pack_models_.light_colors.insert(pack_models_.light_colors.end(), p.colors.begin(), p.colors.end());
+    pack_models_.models.push_back(m);
+    pack_exact_.push_back({p.location.x, p.location.z, rmin_sq, rmax_sq});
+  }
+
   // Root compile: the .inc models in their 1 km sections, in PIDX order (row, col) and file order
   // within each, handed to eu7b's converter, which lays them out as the reference writer's
   // version 9 does (format 6 sections, prototypes, cells; notes eu7b §5-§7).
   std::vector<Chunk> build_pack() {
+    if (options_.pack_models)
+      for (const PackModel& p : *options_.pack_models) add_pack_model(p);
     // The writer clamps a model outside the 500 x 500 grid into its edge sections.
     const auto clamped = [](int cell) { return static_cast<std::uint16_t>(std::clamp(cell, 0, kSectionGrid.cells - 1)); };
     std::map<std::pair<std::uint16_t, std::uint16_t>, std::vector<std::size_t>> sections;
+    // By the unrounded location: a model at x.99999 whose f32 is x+1 stays in the section of x.
     for (std::size_t i = 0; i < pack_models_.models.size(); ++i) {
-      const Vec3f& at = pack_models_.models[i].location;
+      const ConvertOptions::Exact& at = pack_exact_[i];
       sections[{clamped(kSectionGrid.row_of(at.z)), clamped(kSectionGrid.col_of(at.x))}].push_back(i);
     }
+    std::vector<std::vector<ConvertOptions::Exact>> exact;
     Module flat;
     flat.container.version = 7;
     flat.strings = out_.module.strings;
@@ -711,6 +915,8 @@ class Interpreter {
     pack.loaded = pack.decoded = true;
     for (const auto& [key, models] : sections) {
       pack_order_.insert(pack_order_.end(), models.begin(), models.end());
+      exact.emplace_back();
+      for (std::size_t i : models) exact.back().push_back(pack_exact_[i]);
       PackSection s;
       s.offset = pidx.size();  // a placeholder: the writer lays the sections out
       for (std::size_t i : models) {
@@ -733,7 +939,7 @@ class Interpreter {
     flat.chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
     std::vector<std::string> losses;
     auto built = convert_module(flat, {.version = 9, .pack_format = SectionFormat::v13, .keep_pack_format = false,
-                                       .allow_lossy = true, .losses = &losses});
+                                       .allow_lossy = true, .losses = &losses, .exact = &exact});
     for (std::string& loss : losses) warn(SourceRef{}, std::move(loss));
     if (!built) {
       warn(SourceRef{}, fmt::format("the PACK models could not be laid out: {}", built.error().describe()));
@@ -800,30 +1006,38 @@ class Interpreter {
       }
     }
     for (char& c : file) c = c == '\\' ? '/' : c;
-    // A root compile follows `.inc` files only (the others are modules of their own), and the
-    // includes inside an `.inc` belong to content the root does not keep.
-    const bool inc_file = iends_with(file, ".inc");
-    if (options_.root && r.inc) {
-      if (inc_file) follow(at, file, params, depth, true);
-      return;
-    }
-    if (pass_ == LoadPass::visual) return follow(at, file, params, depth, false);  // recorded by the first pass
+    if (pass_ == LoadPass::visual) return follow(at, file, params, depth);  // recorded by the first pass
     Include inc;
     inc.source_line = at.at.line ? at.at.line - 1 : 0;  // the reference counts lines from 0
     if (written.empty()) written = file;
     inc.source_path = sid(written);  // as written: the EU7B writer keeps the case
-    std::string binary = written;
-    if (auto dot = binary.rfind('.'); dot != std::string::npos) binary.resize(dot);
-    inc.binary_path = sid(binary + ".eu7");
+    inc.binary_path = sid(binary_path(written));
     for (const std::string& p : params) inc.parameters.push_back(sid(p));
     inc.site = context();
     includes_.push_back(std::move(inc));
+    if (options_.exact) {
+      IncludeSite site{written, params, state_.origin(), state_.scale(), state_.rotation, true};
+      site.empty = state_.origins.empty() && state_.scales.empty() && groups_.empty() && state_.rotation == glm::dvec3(0.0);
+      out_.include_sites.push_back(std::move(site));
+    }
     located("includes", at.at);
-    if (options_.root && !inc_file) return;
-    follow(at, file, params, depth, options_.root);
+    if (options_.root) return;  // what a root includes, compose_root_pack reads
+    follow(at, file, params, depth);
   }
 
-  void follow(const Tok& at, const std::string& file, const std::vector<std::string>& params, std::uint32_t depth, bool inc) {
+  // std::filesystem::path::replace_extension(".eu7") on a generic path (bake/module.hpp
+  // textPathToBinaryPath): the extension is the file name's last `.…`, unless the name starts
+  // with its only dot (or is `.` or `..`).
+  static std::string binary_path(const std::string& written) {
+    const std::size_t slash = written.rfind('/');
+    const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
+    const std::string_view file = std::string_view(written).substr(name);
+    const std::size_t dot = file.rfind('.');
+    const bool extension = dot != std::string_view::npos && dot > 0 && file != "..";
+    return (extension ? written.substr(0, name + dot) : written) + ".eu7";
+  }
+
+  void follow(const Tok& at, const std::string& file, const std::vector<std::string>& params, std::uint32_t depth) {
     if (!options_.assets) return;
     if (depth >= options_.max_depth) return warn(at.at, fmt::format("include {} nested deeper than {} files: not followed", file, options_.max_depth));
     if (files_opened_ >= options_.max_files) return;
@@ -842,10 +1056,10 @@ class Interpreter {
       auto twin = read_twin(bytes.value());
       if (!twin.ok()) return warn(at.at, fmt::format("include {}: {}", file, twin.error().describe()));
       TwinTokenSource child(twin.value());
-      run(child, index, params, depth + 1, inc);
+      run(child, index, params, depth + 1);
     } else {
-      TextTokenSource child(bytes.value());
-      run(child, index, params, depth + 1, inc);
+      TextTokenSource child(bytes.value(), {.writer = options_.reference_writer});
+      run(child, index, params, depth + 1);
     }
     if (options_.keep_files && pass_ != LoadPass::visual) {
       if (!out_.kept_files) out_.kept_files = std::make_shared<MemoryAssets>();
@@ -874,7 +1088,9 @@ class Interpreter {
   SlimNode slim(const std::vector<Tok>& h) {
     SlimNode n;
     const double rmax = h[1].num(), rmin = h[2].num();
-    if (!iequals(h[3].text, "none") && !h[3].text.empty()) {
+    // `none` is no name: any case for the engine, exactly so for the reference writer.
+    const bool unnamed = options_.reference_writer ? h[3].text == "none" : iequals(h[3].text, "none");
+    if (!unnamed && !h[3].text.empty()) {
       n.flags |= node_flag::name;
       n.name = sid(h[3].spelled());
     }
@@ -935,6 +1151,7 @@ class Interpreter {
     Tok t;
     while (h.size() < 5 && next(r, t)) h.push_back(std::move(t));
     if (h.size() < 5) return warn(at.at, "a node cut short by the end of the file");
+    if (options_.reference_writer) return writer_node(r, h);
     const std::string type = h[4].low();
     const auto it = kNodeTypes.find(type);
     const NodeType* kind = it == kNodeTypes.end() ? nullptr : &it->second;
@@ -961,10 +1178,10 @@ class Interpreter {
       warn(at.at, fmt::format("{} node without {} at the end of the file: skipped", type, kind->end));
       return;
     }
-    if (options_.root && r.inc != (type == "model")) return;  // an .inc gives models; the root's own models go
+    if (options_.root && type == "model") return;  // a root's own models are compose_root_pack's
     if (type == "track") track(h, b);
     else if (type == "traction") traction(h, b);
-    else if (type == "model") model(h, b, r.inc ? pack_models_ : models_);
+    else if (type == "model") model(h, b, models_);
     else if (type.rfind("tri", 0) == 0) shape(h, b, type);
     else if (type.rfind("line", 0) == 0) line(h, b, type);
     else if (type == "memcell") memcell(h, b);
@@ -972,6 +1189,230 @@ class Interpreter {
     else if (type == "sound") sound(h, b);
     else if (type == "tractionpowersource") power(h, b);
     else if (type == "dynamic") dynamic(h, b, nullptr);
+  }
+
+  // A node as the reference EU7B writer's grammar reads it (scene/node.hpp parseInto): its
+  // header's ranges must be numbers and its type one of the fourteen, spelled in lower case;
+  // models and shapes are read token by token as its parsers do (a model's light list may run
+  // on past `endmodel`), the other kinds up to their terminator. A node it refuses is not
+  // skipped: it reads on from the token after `node`, as top-level statements.
+  void writer_node(Reader& r, const std::vector<Tok>& h) {
+    double rmax = 0, rmin = 0;
+    const auto it = kNodeTypes.find(h[4].text);
+    if (!h[1].writer_number(rmax) || !h[2].writer_number(rmin) || it == kNodeTypes.end() || h[4].kind != TokenKind::word)
+      return refuse(r, h, {}, "a node header the reference writer does not read");
+    const std::string type(h[4].text);
+    const NodeType& kind = it->second;
+    ++out_.nodes;
+    std::vector<Tok> took;  // what the body's parser took, read again if it refuses the node
+    const bool keep = !(options_.root && type == "model");  // a root's own models are compose_root_pack's
+    if (type == "model") {
+      ModelFields f;
+      if (!writer_model(r, took, f)) return refuse(r, h, took, "a model the reference writer does not read");
+      if (keep) store_model(h, f, models_);
+      return;
+    }
+    if (kind.material) {
+      ShapeFields f;
+      if (!writer_shape(r, type, took, f)) return refuse(r, h, took, fmt::format("a {} node the reference writer does not read", type));
+      if (keep) store_shape(h, f, type);
+      return;
+    }
+    std::vector<Tok>& b = body_;
+    b.clear();
+    if (type.rfind("line", 0) == 0) {
+      if (!writer_line_node(r, type, took)) return refuse(r, h, took, fmt::format("a {} node the reference writer does not read", type));
+      if (keep) line(h, {took.begin(), took.end() - 1}, type);
+      return;
+    }
+    bool ended = false;
+    until(r, {kind.end, kind.also}, b, &ended, kind.prefix);
+    if (!ended) {  // cut off by the end of the file: the reference writer drops it too
+      warn(h[0].at, fmt::format("{} node without {} at the end of the file: skipped", type, kind.end));
+      return;
+    }
+    if (!keep) return;
+    if (type == "track") track(h, b);
+    else if (type == "traction") traction(h, b);
+    else if (type.rfind("line", 0) == 0) line(h, b, type);
+    else if (type == "memcell") memcell(h, b);
+    else if (type == "eventlauncher") launcher(h, b);
+    else if (type == "sound") sound(h, b);
+    else if (type == "tractionpowersource") power(h, b);
+    else if (type == "dynamic") dynamic(h, b, nullptr);
+  }
+
+  void refuse(Reader& r, const std::vector<Tok>& h, const std::vector<Tok>& took, std::string why) {
+    ++out_.unknown_tokens;  // `node` itself
+    warn(h[0].at, std::move(why) + ": read on as top-level tokens, as the writer does");
+    r.quiet = true;
+    std::vector<Tok> again(h.begin() + 1, h.end());
+    again.insert(again.end(), took.begin(), took.end());
+    unread(r, again);
+  }
+
+  // The reference writer's token-by-token reads: a token taken is kept in `took`.
+  bool take(Reader& r, std::vector<Tok>& took, Tok& t) {
+    if (!next(r, t)) return false;
+    took.push_back(t);
+    return true;
+  }
+  bool take_number(Reader& r, std::vector<Tok>& took, double& v) {
+    Tok t;
+    return take(r, took, t) && t.writer_number(v);
+  }
+  bool take_vec3(Reader& r, std::vector<Tok>& took, glm::dvec3& v) {
+    return take_number(r, took, v.x) && take_number(r, took, v.y) && take_number(r, took, v.z);
+  }
+  bool next_is(Reader& r, std::string_view word) {
+    const Tok* t = peek(r);
+    return t && t->kind != TokenKind::number && t->text == word;
+  }
+
+  // node/model.hpp parseBody: x y z ry file skin, then in any order `lights` (numbers up to a
+  // keyword or a non-number, which is taken and lost), `angles`, `lightcolors` (each a number
+  // followed by any two tokens as green and blue, or a hex word; the first token that is neither
+  // is taken and ends the list; only `notransition` and `scale` end it otherwise), `scale`,
+  // `notransition`, anything else ignored; a later list replaces an earlier one.
+  bool writer_model(Reader& r, std::vector<Tok>& took, ModelFields& f) {
+    Tok t;
+    if (!take_vec3(r, took, f.position) || !take_number(r, took, f.ry)) return false;
+    if (!take(r, took, t)) return false;
+    f.file = t;
+    if (!take(r, took, t)) return false;
+    f.skin = t;
+    while (peek(r) && !next_is(r, "endmodel")) {
+      take(r, took, t);
+      if (t.is_exactly("lights")) {
+        f.lights.clear();
+        while (peek(r) && !next_is(r, "endmodel")) {
+          if (next_is(r, "angles") || next_is(r, "lightcolors") || next_is(r, "notransition") || next_is(r, "scale")) break;
+          double v = 0;
+          if (!take_number(r, took, v)) break;
+          f.lights.push_back(static_cast<float>(v));
+        }
+      } else if (t.is_exactly("angles")) {
+        glm::dvec3 a;
+        if (!take_vec3(r, took, a)) return false;
+        f.angles = a;
+      } else if (t.is_exactly("lightcolors")) {
+        f.colors.clear();
+        while (peek(r) && !next_is(r, "endmodel")) {
+          if (next_is(r, "notransition") || next_is(r, "scale")) break;
+          Tok c;
+          take(r, took, c);
+          double rgb[3] = {0, 0, 0};
+          if (c.writer_number(rgb[0])) {
+            Tok g, b;
+            if (!take(r, took, g) || !take(r, took, b)) break;
+            g.writer_number(rgb[1]);
+            b.writer_number(rgb[2]);
+          } else if (auto packed = stoi_hex(c.text)) {
+            rgb[0] = (*packed >> 16) & 0xFF, rgb[1] = (*packed >> 8) & 0xFF, rgb[2] = *packed & 0xFF;
+          } else {
+            break;
+          }
+          std::uint32_t packed = 0;
+          for (double v : rgb) packed = packed << 8 | static_cast<std::uint32_t>(std::clamp(v, 0.0, 255.0));
+          f.colors.push_back(packed);
+        }
+      } else if (t.is_exactly("scale")) {
+        glm::dvec3 k;
+        if (!take_vec3(r, took, k)) return false;
+        f.scale = k;
+      } else if (t.is_exactly("notransition")) {
+        f.notransition = true;
+      }
+    }
+    return take(r, took, t);  // endmodel
+  }
+
+  // std::stoi(text, nullptr, 16) as the writer calls it on a light colour: leading white space,
+  // a sign, an optional 0x, then hex digits as far as they go; nothing read or an int overflow
+  // is an exception, which ends the list.
+  static std::optional<std::int32_t> stoi_hex(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    bool negative = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+    const auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+    if (i + 2 < text.size() + 1 && i + 1 < text.size() && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X') &&
+        i + 2 < text.size() && hex(text[i + 2]))
+      i += 2;
+    std::int64_t v = 0;
+    std::size_t digits = 0;
+    for (; i < text.size() && hex(text[i]); ++i, ++digits) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+      v = v * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
+      if (v > std::int64_t{1} << 32) return std::nullopt;
+    }
+    if (digits == 0) return std::nullopt;
+    if (negative) v = -v;
+    if (v > std::numeric_limits<std::int32_t>::max() || v < std::numeric_limits<std::int32_t>::min()) return std::nullopt;
+    return static_cast<std::int32_t>(v);
+  }
+
+  // node/triangles.hpp and node/mesh.hpp: a `triangles` node may open with a material block
+  // (ambient, diffuse and specular in that order, each label with or without its colon, three
+  // numbers each, then endmaterial); then the texture (any token); then vertices of eight numbers,
+  // each optionally followed by `end`, up to `endtri` or the type's own end word.
+  bool writer_shape(Reader& r, const std::string& type, std::vector<Tok>& took, ShapeFields& f) {
+    Tok t;
+    if (type == "triangles" && next_is(r, "material")) {
+      take(r, took, t);
+      f.material = true;
+      f.lighting = Lighting{{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}};
+      for (auto [label, rgb] : {std::pair{"ambient", &f.lighting.ambient}, std::pair{"diffuse", &f.lighting.diffuse},
+                                std::pair{"specular", &f.lighting.specular}}) {
+        const Tok* l = peek(r);
+        if (!l || l->kind == TokenKind::number) return false;
+        const std::string_view w = l->text;
+        if (w != label && !(w.size() == std::strlen(label) + 1 && w.back() == ':' && w.substr(0, w.size() - 1) == label)) return false;
+        take(r, took, t);
+        double c[3];
+        for (double& x : c)
+          if (!take_number(r, took, x)) return false;
+        f.raw_colours.insert(f.raw_colours.end(), c, c + 3);
+        for (std::size_t k = 0; k < 3; ++k) (*rgb)[k] = static_cast<float>(c[k] / 255.0);
+      }
+      if (!next_is(r, "endmaterial")) return false;
+      take(r, took, t);
+    }
+    if (!take(r, took, t)) return false;
+    f.texture = t.spelled();
+    const std::string own_end = type == "triangles" ? "endtriangles" : "end" + type;
+    for (;;) {
+      const Tok* e = peek(r);
+      if (!e) return false;  // the file ended before the shape did
+      if (next_is(r, "endtri") || next_is(r, own_end)) break;
+      std::array<double, 8> v;
+      for (double& x : v) {
+        const Tok* n = peek(r);
+        if (!n || !n->writer_number(x)) return false;
+        take(r, took, t);
+      }
+      f.vertices.push_back(v);
+      if (next_is(r, "end")) take(r, took, t);
+    }
+    return take(r, took, t);  // its end word
+  }
+
+  // node/lines.hpp, line_strip.hpp, line_loop.hpp: r g b width, then points (pairs of them for
+  // `lines`), up to `endline` or the type's own end word.
+  bool writer_line_node(Reader& r, const std::string& type, std::vector<Tok>& took) {
+    double v;
+    for (int k = 0; k < 4; ++k)
+      if (!take_number(r, took, v)) return false;
+    const std::string own_end = type == "lines" ? "endlines" : "end" + type;
+    const int per = type == "lines" ? 6 : 3;
+    for (;;) {
+      if (!peek(r)) return false;
+      if (next_is(r, "endline") || next_is(r, own_end)) break;
+      for (int k = 0; k < per; ++k)
+        if (!take_number(r, took, v)) return false;
+    }
+    Tok t;
+    return take(r, took, t);
   }
 
   // A node of the other pass up to its terminator, as node() ends each type, keeping nothing.
@@ -1118,88 +1559,140 @@ class Interpreter {
     add(traction_, std::move(w), "traction", h);
   }
 
+  // The engine's reading of a model body (for viewing): lists run to the next keyword, a later
+  // `angles` replaces the placement's, `scale`s multiply.
   void model(const std::vector<Tok>& h, const std::vector<Tok>& b, ModelList& into) {
+    ModelFields f;
+    f.angles_replace = true;
+    std::size_t i = 0;
+    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
+    f.position = {num(), num(), num()};
+    f.ry = num();
+    f.has_file = i < b.size();
+    if (f.has_file) f.file = b[i++];
+    f.has_skin = i < b.size();
+    if (f.has_skin) f.skin = b[i++];  // `none` is stored as written
+    static const std::vector<std::string_view> keywords = {"lights", "lightcolors", "angles", "scale", "notransition", "endmodel"};
+    while (i < b.size()) {
+      const std::string k = b[i++].low();
+      if (k == "angles") f.angles = glm::dvec3{num(), num(), num()};
+      else if (k == "scale") f.scale = f.scale.value_or(glm::dvec3(1.0)) * glm::dvec3{num(), num(), num()};
+      else if (k == "notransition") f.notransition = true;
+      else if (k == "lights" || k == "lightcolors") {
+        while (i < b.size() && index_of(keywords, b[i].low()) < 0) {
+          if (k == "lights") f.lights.push_back(static_cast<float>(b[i].num()));
+          else f.colors.push_back(static_cast<std::uint32_t>(std::strtoul(b[i].spelled().c_str(), nullptr, 16)));
+          ++i;
+        }
+      }
+    }
+    store_model(h, f, into);
+  }
+
+  void store_model(const std::vector<Tok>& h, const ModelFields& f, ModelList& into) {
     Model m;
     m.node = slim(h);
     // The reference writer lower-cases a name that had a parameter put in it (the engine's
     // parser does so for a consumer that wants lower case), and keeps other names as written.
     if (options_.reference_writer && h[3].substituted && (m.node.flags & node_flag::name)) m.node.name = sid(lower(h[3].text));
     place_context(m.node, into.transforms);
-    m.terrain = h[2].num() < 0 ? 1 : 0;
-    m.transition = 1;
-    std::size_t i = 0;
-    auto num = [&]() { return i < b.size() ? b[i++].num() : 0.0; };
-    const glm::dvec3 p{num(), num(), num()};
-    const double ry = num();
-    m.location = v3(place(p));
-    glm::dvec3 angles = state_.rotation + glm::dvec3(0, ry, 0);
-    glm::dvec3 scale = state_.scale();
-    m.model_file = i < b.size() ? sid(b[i++].spelled()) : kNoString;
-    m.texture = i < b.size() ? sid(b[i++].spelled()) : kNoString;  // `none` is stored as written
-    const auto light_first = static_cast<std::uint32_t>(into.light_states.size());
-    const auto color_first = static_cast<std::uint32_t>(into.light_colors.size());
-    static const std::vector<std::string_view> keywords = {"lights", "lightcolors", "angles", "scale", "notransition", "endmodel"};
-    while (i < b.size()) {
-      // The engine lower-cases keywords; the reference writer does not (`Lights` is ignored).
-      const std::string k = options_.reference_writer ? std::string(b[i++].text) : b[i++].low();
-      if (k == "angles") angles = {num(), num(), num()};  // the engine replaces the angles
-      else if (k == "scale") scale *= glm::dvec3{num(), num(), num()};
-      else if (k == "notransition") m.transition = 0;
-      else if (k == "lights" || k == "lightcolors") {
-        while (i < b.size() && index_of(keywords, b[i].low()) < 0) {
-          if (k == "lights") into.light_states.push_back(static_cast<float>(b[i].num()));
-          else into.light_colors.push_back(static_cast<std::uint32_t>(std::strtoul(b[i].spelled().c_str(), nullptr, 16)));
-          ++i;
-        }
-      }
-    }
-    m.lights = {light_first, static_cast<std::uint32_t>(into.light_states.size()) - light_first};
-    m.colors = {color_first, static_cast<std::uint32_t>(into.light_colors.size()) - color_first};
+    m.terrain = header_number(h[2]) < 0 ? 1 : 0;
+    m.transition = f.notransition ? 0 : 1;
+    m.location = v3(place(f.position));
+    glm::dvec3 angles = state_.rotation + glm::dvec3(0, f.ry, 0);
+    if (f.angles) angles = f.angles_replace ? *f.angles : angles + *f.angles;
     m.angles = v3(angles);
-    m.scale = v3(scale);
+    m.scale = v3(state_.scale() * f.scale.value_or(glm::dvec3(1.0)));
+    m.model_file = f.has_file ? sid(f.file.spelled()) : kNoString;
+    m.texture = f.has_skin ? sid(f.skin.spelled()) : kNoString;
+    m.lights = {static_cast<std::uint32_t>(into.light_states.size()), static_cast<std::uint32_t>(f.lights.size())};
+    into.light_states.insert(into.light_states.end(), f.lights.begin(), f.lights.end());
+    m.colors = {static_cast<std::uint32_t>(into.light_colors.size()), static_cast<std::uint32_t>(f.colors.size())};
+    into.light_colors.insert(into.light_colors.end(), f.colors.begin(), f.colors.end());
     into.models.push_back(m);
-    if (&into != &pack_models_) located("models", h[0].at);
+    located("models", h[0].at);
+    if (!options_.exact) return;
+    PackModel x;
+    if (m.node.flags & node_flag::name) x.name = out_.module.strings[m.node.name];
+    x.file = f.has_file ? f.file.spelled() : std::string();
+    x.texture = f.has_skin ? f.skin.spelled() : std::string();
+    x.location = place(f.position);
+    x.angles = angles;
+    x.scale = state_.scale() * f.scale.value_or(glm::dvec3(1.0));
+    x.range_max = header_number(h[1]);
+    x.range_min = header_number(h[2]);
+    x.terrain = m.terrain != 0;
+    x.transition = m.transition != 0;
+    x.group = groups_.empty() ? 0 : groups_.back();
+    x.lights = f.lights;
+    x.colors = f.colors;
+    out_.exact_models.push_back(std::move(x));
   }
 
+  // A header range as the reading mode reads numbers.
+  double header_number(const Tok& t) const {
+    double v = 0;
+    if (options_.reference_writer) return t.writer_number(v) ? v : 0.0;
+    return t.num();
+  }
+
+  // The engine's reading of a shape body (for viewing): labels in any order, vertices of eight
+  // fields and one separator of any spelling, leading digits of a field that is not a number.
   void shape(const std::vector<Tok>& h, const std::vector<Tok>& b, const std::string& type) {
-    Shape s = start(h, shapes_);
-    s.subtype = static_cast<std::uint8_t>(type == "triangles" ? 0 : type == "triangle_strip" ? 1 : 2);
+    ShapeFields f;
     std::size_t i = 0;
     if (i < b.size() && b[i].is("material")) {
-      s.has_lighting = 1;
+      f.material = true;
       ++i;
       while (i < b.size() && !b[i].is("endmaterial")) {
         const std::string k = b[i++].low();
         // `ambient:` or `ambient`: both spellings are in real files.
         const std::string_view label = !k.empty() && k.back() == ':' ? std::string_view(k).substr(0, k.size() - 1) : std::string_view(k);
-        std::array<float, 4>* target = label == "ambient" ? &s.lighting.ambient : label == "diffuse" ? &s.lighting.diffuse
-                                     : label == "specular" ? &s.lighting.specular : nullptr;
+        std::array<float, 4>* target = label == "ambient" ? &f.lighting.ambient : label == "diffuse" ? &f.lighting.diffuse
+                                     : label == "specular" ? &f.lighting.specular : nullptr;
         if (!target) continue;
-        for (int c = 0; c < 3 && i < b.size(); ++c) (*target)[static_cast<std::size_t>(c)] = static_cast<float>(b[i++].num() / 255.0);
+        for (int c = 0; c < 3 && i < b.size(); ++c) {
+          const double v = b[i++].num();
+          (*target)[static_cast<std::size_t>(c)] = static_cast<float>(v / 255.0);
+          if (target != &f.lighting.specular) f.raw_colours.push_back(v);
+        }
       }
       ++i;
     }
-    const std::string texture = i < b.size() ? b[i++].spelled() : "";
-    s.material = sid(texture);
-    s.translucent = texture.find('@') != std::string::npos ? 1 : 0;
-    std::vector<PackedVertex> vertices;
-    std::vector<glm::dvec3> exact;  // for the bounds, before the float rounding
-    const glm::dvec3 o = state_.origin();
+    f.texture = i < b.size() ? b[i++].spelled() : "";
     bool warned = false;
     while (i + 8 <= b.size()) {  // 8 numbers, then one separator of any spelling
-      double v[8];
+      std::array<double, 8> v;
       for (double& x : v) {
-        // The reference writer gives up on the whole shape at a field that is not a number
-        // (`(p7)`, trees.inc's `-926.326000.2`); the engine reads its leading digits.
-        if (!b[i].number()) {
-          if (options_.reference_writer) return;
-          if (!warned) {
-            warned = true;
-            warn(b[i].at, fmt::format("shape vertex field '{}' is not a number: read as {}", display_text(b[i].text), b[i].num()));
-          }
+        if (!b[i].number() && !warned) {
+          warned = true;
+          warn(b[i].at, fmt::format("shape vertex field '{}' is not a number: read as {}", display_text(b[i].text), b[i].num()));
         }
         x = b[i++].num();
       }
+      f.vertices.push_back(v);
+      if (i < b.size()) ++i;
+    }
+    store_shape(h, f, type);
+  }
+
+  void store_shape(const std::vector<Tok>& h, const ShapeFields& f, const std::string& type) {
+    Shape s = start(h, shapes_);
+    s.subtype = static_cast<std::uint8_t>(type == "triangles" ? 0 : type == "triangle_strip" ? 1 : 2);
+    // The reference writer keeps a material only when an ambient or diffuse colour is not zero,
+    // and stores the lighting only when it differs from the default (bake/mesh.hpp bakeTriangles,
+    // codec writeLightingTagged).
+    const bool counts = f.material && std::any_of(f.raw_colours.begin(), f.raw_colours.end(), [](double c) { return c != 0.0; });
+    if (counts && !is_default(f.lighting)) {
+      s.has_lighting = 1;
+      s.lighting = f.lighting;
+    }
+    s.material = sid(f.texture);
+    s.translucent = f.texture.find('@') != std::string::npos ? 1 : 0;
+    std::vector<PackedVertex> vertices;
+    std::vector<glm::dvec3> exact;  // for the bounds, before the float rounding
+    const glm::dvec3 o = state_.origin();
+    for (const auto& v : f.vertices) {
       glm::dvec3 p = turn({v[0], v[1], v[2]}) + o;
       // Stored as written, clamped to snorm16 (the reference writer does not normalise; legacy
       // normals like 0 2 0 are fixed when drawn).
@@ -1211,14 +1704,16 @@ class Interpreter {
       pv.uv[0] = half(static_cast<float>(v[6]));
       pv.uv[1] = half(static_cast<float>(v[7]));
       vertices.push_back(pv);
-      // The separator (`end`): the engine takes one token of any spelling; the reference writer
-      // only a word, so a vertex written without its `end` keeps the next vertex whole.
-      if (i < b.size() && (!options_.reference_writer || !b[i].number())) ++i;
     }
     // Strips and fans become triangle lists (B4); degenerate triangles (no area to speak of) are
-    // dropped, from plain triangle lists too, as the reference writer does.
+    // dropped, from plain triangle lists too, as the reference writer does. Tested on the
+    // vertices as written, before origin and rotate (bake/geometry.hpp pushTriangle).
     auto degenerate = [&](std::size_t a, std::size_t c, std::size_t d) {
-      return glm::length(glm::cross(exact[c] - exact[a], exact[d] - exact[a])) < 1e-6;
+      const auto& A = f.vertices[a];
+      const auto& C = f.vertices[c];
+      const auto& D = f.vertices[d];
+      const glm::dvec3 n = glm::cross(glm::dvec3(C[0] - A[0], C[1] - A[1], C[2] - A[2]), glm::dvec3(D[0] - A[0], D[1] - A[1], D[2] - A[2]));
+      return n.x * n.x + n.y * n.y + n.z * n.z < 1e-12;
     };
     std::vector<glm::dvec3> kept;
     auto emit = [&](std::size_t a, std::size_t c, std::size_t d) {
@@ -1240,6 +1735,9 @@ class Interpreter {
     }
     exact = std::move(kept);
     bound(s.node, exact);
+    // A lone triangle's centroid, unrounded: what sorts terrain into its section (TERR).
+    centroids_.push_back(exact.size() == 3 ? (exact[0] + exact[1] + exact[2]) * (1.0 / 3.0)
+                                           : glm::dvec3(std::numeric_limits<double>::quiet_NaN()));
     add(shapes_, std::move(s), "shapes", h);
   }
 
@@ -1248,7 +1746,7 @@ class Interpreter {
     if (v.empty()) return;
     glm::dvec3 sum(0.0);
     for (const glm::dvec3& p : v) sum += p;
-    const glm::dvec3 centre = sum / static_cast<double>(v.size());
+    const glm::dvec3 centre = sum * (1.0 / static_cast<double>(v.size()));
     double radius = 0;
     for (const glm::dvec3& p : v) radius = std::max(radius, glm::length(p - centre));
     node.flags |= node_flag::bounds;
@@ -1274,7 +1772,8 @@ class Interpreter {
       segments = std::move(points);
     } else {
       for (std::size_t k = 1; k < points.size(); ++k) segments.insert(segments.end(), {points[k - 1], points[k]});
-      if (l.subtype == 2 && points.size() > 2) segments.insert(segments.end(), {points.back(), points.front()});
+      // Closed from two points on (bake/lines.hpp bakeLineLoop): two points make the segment twice.
+      if (l.subtype == 2 && points.size() > 1) segments.insert(segments.end(), {points.back(), points.front()});
     }
     for (const glm::dvec3& p : segments) l.vertices.push_back(v3(p));
     bound(l.node, segments);
@@ -1464,10 +1963,12 @@ class Interpreter {
   std::vector<Include> includes_;
   RecordList<Track> tracks_;
   RecordList<Shape> shapes_;
+  std::vector<glm::dvec3> centroids_;  // per shape: its triangle's centroid, NaN unless one triangle
   RecordList<Line> lines_;
   ModelList models_;
   ModelList pack_models_;  // root compile: the models of .inc files, for PACK
   std::vector<std::size_t> pack_order_;  // their indices in PIDX order
+  std::vector<ConvertOptions::Exact> pack_exact_;  // per pack model: unrounded location and ranges
   RecordList<Traction> traction_;
   RecordList<PowerSource> power_;
   RecordList<MemCell> memcells_;
@@ -1529,7 +2030,7 @@ std::optional<Interpreted> interpret_in_parts(TokenSource& source, const std::st
   run_shares(static_cast<unsigned>(n), [&](unsigned k) {
     Part& p = parts[k];
     TextTokenSource part(bytes, text->options(), starts[k], 1);
-    p.in->run(part, 0, {}, 0, false, &p.cut);
+    p.in->run(part, 0, {}, 0, &p.cut);
   });
   std::size_t used = 1;
   while (used < n && parts[used - 1].cut.met) ++used;

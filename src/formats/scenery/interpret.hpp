@@ -5,12 +5,15 @@
 // browser serve both), each with where it came from (file, line and column, or a twin's entry
 // offset). Includes are followed through the asset resolver, with `(pN)` substituted; missing
 // ones are listed, never fatal.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <glm/vec3.hpp>
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
@@ -32,6 +35,28 @@ struct Directive {
   SourceRef at;
 };
 
+// A model as the reference writer keeps it before writing: values unrounded (the compile of a
+// root sorts, cuts and keys its PACK by them), strings as text.
+struct PackModel {
+  std::string name;  // empty: unnamed
+  std::string file, texture;
+  glm::dvec3 location{0.0}, angles{0.0}, scale{1.0};
+  double range_min = 0, range_max = -1;  // metres, as written; a max below 0 is unlimited
+  bool terrain = false, transition = true;
+  std::uint32_t group = 0;  // 0: none
+  std::vector<float> lights;
+  std::vector<std::uint32_t> colors;
+};
+
+// Where an include stands, unrounded (InterpretOptions::exact): what the writer's compose
+// places an `.inc`'s models by.
+struct IncludeSite {
+  std::string file;                 // the file token as written
+  std::vector<std::string> params;  // as written, `(pN)` left alone
+  glm::dvec3 origin{0.0}, scale{1.0}, rotation{0.0};  // the stacks' tops and the rotate
+  bool empty = true;  // no origin, scale, rotate or group around it
+};
+
 struct Interpreted {
   eu7b::Module module;  // version 6 records: TRAK, MESH, LINE, MODL, TRAC, PWRS, MEMC, LAUN, DYNM, SOND, TRSE, EVNT, INCL, FINT
   std::map<std::string, std::vector<SourceRef>> where;  // eu7b list id → one entry per record
@@ -49,6 +74,13 @@ struct Interpreted {
   std::uint64_t visual_nodes_left = 0;
   // Parts of the text read side by side and joined (InterpretOptions::threads); 1: one pass.
   std::uint32_t parts = 1;
+  // InterpretOptions::exact: every model read and every include, unrounded, in file order; the
+  // tokens no statement took (a refused node's among them), and the first `origin`/`rotate`'s
+  // parameter numbers (the PLAC chunk's, 0 where not `(pN)`; empty without an origin).
+  std::vector<PackModel> exact_models;
+  std::vector<IncludeSite> include_sites;
+  std::uint64_t unknown_tokens = 0;
+  std::array<std::uint8_t, 4> placement{};
 };
 
 struct InterpretOptions {
@@ -58,10 +90,9 @@ struct InterpretOptions {
   // Read as the reference EU7B writer does where it differs from the engine (compiling to EU7B):
   // keywords case-sensitive.
   bool reference_writer = false;
-  // Compile as the root of a tree bake (EU7B version 9; notes eu7b §10): the models of `.inc`
-  // includes, placed by their parameters, go to PIDX/PROT/PACK; the rest of an `.inc` is written
-  // nowhere, other includes stay INCL records, and the root's own models are dropped. Needs
-  // reference_writer and `assets` for the `.inc` files.
+  // Compile as the root of a tree bake (EU7B version 9; notes eu7b §10): INCL records for its
+  // includes, no MODL (its own models go to PACK only when compose_root_pack keeps them), and
+  // PIDX/PROT/PACK of `pack_models`. Needs reference_writer.
   bool root = false;
   bool keep_files = false;
   // The engine's load passes (twin spec §7), for viewing: `infrastructure` reads everything but
@@ -77,6 +108,10 @@ struct InterpretOptions {
   // Each record's source in Interpreted::where: what viewing and inspecting show; a compile,
   // which writes records only, leaves them out.
   bool sources = true;
+  // Keep Interpreted::exact_models and include_sites (the root compile's compose reads files so).
+  bool exact = false;
+  // A root's PACK models, composed beforehand (compose_root_pack); with `root`.
+  const std::vector<PackModel>* pack_models = nullptr;
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

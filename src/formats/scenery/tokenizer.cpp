@@ -15,6 +15,7 @@ TextTokenizer::TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptio
   for (std::uint8_t c : {' ', '\t', '\r', '\n', ';'}) class_[c] = kDelimiter;
   if (options_.legacy_comma) class_[static_cast<std::uint8_t>(',')] = kDelimiter;
   class_[static_cast<std::uint8_t>('"')] = class_[static_cast<std::uint8_t>('/')] = kSpecial;
+  if (options_.writer) return;  // its own reading (writer_next)
   // A UTF-8 BOM is not part of the first token (nor a token of its own).
   if (bytes_.size() >= 3 && bytes_[0] == 0xEF && bytes_[1] == 0xBB && bytes_[2] == 0xBF) at_ = line_start_ = 3;
 }
@@ -48,7 +49,149 @@ void TextTokenizer::skip_block_comment() {
   }
 }
 
+namespace {
+
+bool writer_separator(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == ','; }
+
+// parser.hpp kStarterTags: a line of one of these (after separators) is no scenery text.
+bool starter_line(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && writer_separator(static_cast<std::uint8_t>(line[i]))) ++i;
+  line.remove_prefix(i);
+  for (std::string_view tag : {"//$decor", "//$it", "//$n", "//$d", "//$f", "//$o", "//$i", "//$a", "//$l", "//$e", "//$g", "//$r",
+                               "//$t", "//$w", "//$x"})
+    if (line.substr(0, tag.size()) == tag && (line.size() == tag.size() || writer_separator(static_cast<std::uint8_t>(line[tag.size()]))))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+// parser.hpp toLogicalLines, for one line: the pieces of it that are scenery text.
+bool TextTokenizer::writer_line() {
+  pieces_.clear();
+  piece_ = piece_at_ = 0;
+  if (at_ >= bytes_.size()) return false;
+  const char* text = reinterpret_cast<const char*>(bytes_.data());
+  std::size_t begin = at_, end = at_;
+  while (end < bytes_.size() && bytes_[end] != '\n') ++end;
+  line_start_ = begin;
+  at_ = end < bytes_.size() ? end + 1 : end;
+  if (end > begin && bytes_[end - 1] == '\r') --end;
+  std::string_view line(text + begin, end - begin);
+  if (starter_line(line)) return true;
+  // A piece: separators skipped, a `//…` piece dropped, anything from `//` on cut off.
+  const auto emit = [&](std::size_t from, std::size_t to) {
+    while (from < to && writer_separator(bytes_[from])) ++from;
+    std::string_view piece(text + from, to - from);
+    if (piece.empty() || starter_line(piece) || piece.substr(0, 2) == "//") return;
+    if (const std::size_t cut = piece.find("//"); cut != std::string_view::npos) to = from + cut;
+    if (to > from) pieces_.push_back({from, to});
+  };
+  // As the writer scans a line: after a `/*` it reads on as if outside the comment (so
+  // `/* x */` on one line gives the tokens `x` and `*/`), and the comment then swallows the
+  // following lines up to the next one holding `*/`.
+  std::size_t at = begin;
+  if (!in_block_) {
+    while (at < end) {
+      const std::size_t slash = line.find('/', at - begin);
+      if (slash == std::string_view::npos) {
+        emit(at, end);
+        break;
+      }
+      const std::size_t s = begin + slash;
+      if (s + 1 < end && text[s + 1] == '/') {
+        if (s > at) emit(at, s);
+        break;
+      }
+      if (s + 1 < end && text[s + 1] == '*') {
+        if (s > at) emit(at, s);
+        in_block_ = true;
+        at = s + 2;
+        continue;
+      }
+      emit(at, end);  // a lone `/` (a path): the rest of the line, any `/*` in it included
+      break;
+    }
+    return true;
+  }
+  const std::size_t close = std::string_view(text + at, end - at).find("*/");
+  if (close == std::string_view::npos) return true;
+  in_block_ = false;
+  emit(at + close + 2, end);
+  return true;
+}
+
+std::vector<std::string_view> writer_pieces(std::span<const std::uint8_t> text) {
+  TextTokenizer t(text, {.writer = true});
+  std::vector<std::string_view> out;
+  while (t.writer_line())
+    for (const auto& p : t.pieces_) out.emplace_back(reinterpret_cast<const char*>(text.data()) + p.begin, p.end - p.begin);
+  return out;
+}
+
+// parser.hpp tokenizeInto over each piece.
+bool TextTokenizer::writer_next(TextToken& out) {
+  const char* text = reinterpret_cast<const char*>(bytes_.data());
+  for (;;) {
+    while (piece_ >= pieces_.size()) {
+      if (!writer_line()) return false;
+      ++line_;
+      if (!pieces_.empty()) piece_at_ = pieces_[0].begin;
+    }
+    const std::size_t end = pieces_[piece_].end;
+    std::size_t at = std::max(piece_at_, pieces_[piece_].begin);
+    while (at < end && writer_separator(bytes_[at])) ++at;
+    if (at >= end) {
+      if (++piece_ < pieces_.size()) piece_at_ = pieces_[piece_].begin;
+      continue;
+    }
+    out.offset = at;
+    out.line = line_ - 1;  // counted up when its line was read
+    out.column = static_cast<std::uint32_t>(at - line_start_ + 1);
+    out.quoted = false;
+    if (text[at] == '"') {
+      out.quoted = true;
+      token_.clear();
+      ++at;
+      while (at < end) {
+        const char c = text[at];
+        if (c == '"') {
+          ++at;
+          break;
+        }
+        if (c == '\\') {
+          if (++at >= end) break;
+          token_.push_back(text[at++]);
+          continue;
+        }
+        token_.push_back(c);
+        ++at;
+      }
+      out.text = token_;
+      piece_at_ = at;
+      return true;
+    }
+    if (text[at] == '[') {
+      const std::size_t close = std::string_view(text + at + 1, end - at - 1).find(']');
+      if (close != std::string_view::npos) {
+        out.text = std::string_view(text + at, close + 2);
+        piece_at_ = at + close + 2;
+        return true;
+      }
+    }
+    const std::size_t start = at;
+    while (at < end && !writer_separator(bytes_[at]) && text[at] != '"') ++at;
+    piece_at_ = at;
+    if (at > start) {
+      out.text = std::string_view(text + start, at - start);
+      return true;
+    }
+  }
+}
+
 bool TextTokenizer::next(TextToken& out) {
+  if (options_.writer) return writer_next(out);
   // Fast path, for almost every token: skip delimiters, then a run with no quote and no comment
   // opener is the token itself, a view into the text (no copy).
   while (at_ < bytes_.size() && delimiter(bytes_[at_])) {
@@ -145,6 +288,25 @@ bool parse_number(std::string_view token, double& value) {
     for (const char* p = token.data(); p < end && *p != 'e' && *p != 'E'; ++p)
       if (*p >= '1' && *p <= '9') return false;
   }
+  value = v;
+  return true;
+}
+
+bool parse_writer_number(std::string_view token, double& value) {
+  if (token.empty() || iequals(token, "none") || iequals(token, "undefined")) {
+    value = 0;
+    return true;
+  }
+  if (token[0] == '+') token.remove_prefix(1);
+  if (parse_number(token, value)) return true;
+  // from_chars also reads "inf", "infinity" and "nan" (any case, with a sign); fast_float does too.
+  if (token.empty() || token.size() > 16 || token[0] == '+' || (token.size() > 1 && token[0] == '-' && token[1] == '+')) return false;
+  const char* end = token.data() + token.size();
+  double v = 0;
+  const auto r = fast_float::from_chars(token.data(), end, v);
+  if (r.ec != std::errc() || r.ptr != end || std::isfinite(v)) return false;
+  const std::string_view digits = token[0] == '-' ? token.substr(1) : token;
+  if (!istarts_with(digits, "inf") && !istarts_with(digits, "nan")) return false;  // an overflow is out of range
   value = v;
   return true;
 }

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/text.hpp"
 
@@ -15,6 +16,13 @@ namespace sceneria::scenery {
 
 struct TokenizerOptions {
   bool legacy_comma = false;  // `,` separates too (the EU7B writer's and the old wiki's rule)
+  // The reference EU7B writer's own tokenizer (eu07-parser parser.hpp), which a compile reads
+  // with: line by line, `//` cutting the rest of a line wherever it stands (quotes included),
+  // `/* */` opened only before any single `/` of a line, lines of starter tags (`//$n`, …)
+  // dropped; then each piece split at space, tab, CR, LF, `;` and `,`; a `"` starts a quoted
+  // token (`\` escapes) that ends at the line's end at the latest, and ends a word it meets;
+  // `[` with a later `]` on its piece is one token up to it; no BOM is stripped.
+  bool writer = false;
 };
 
 // One token as the text gives it. `text` stays valid until the next call to next() (most tokens
@@ -47,6 +55,15 @@ class TextTokenizer {
   void advance(std::size_t n = 1);
   void skip_line_comment();
   void skip_block_comment();
+  bool writer_next(TextToken& out);
+  friend std::vector<std::string_view> writer_pieces(std::span<const std::uint8_t> text);
+  bool writer_line();  // the next line's pieces into pieces_; false at the end of the text
+  struct Piece {
+    std::size_t begin, end;
+  };
+  std::vector<Piece> pieces_;
+  std::size_t piece_ = 0, piece_at_ = 0;
+  bool in_block_ = false;
 
   std::span<const std::uint8_t> bytes_;
   TokenizerOptions options_;
@@ -56,10 +73,19 @@ class TextTokenizer {
   std::string token_;
 };
 
+// The pieces of a text the reference writer tokenizes (TokenizerOptions::writer): each line's
+// scenery text with its comments taken out, in order.
+std::vector<std::string_view> writer_pieces(std::span<const std::uint8_t> text);
+
 // A token read as a number by the engine's rule (notes A4): the whole token is a finite decimal
 // number (C++ from_chars, general format). `+5`, `1,2`, `inf`, `12abc`, `0x10` are not; `.5`,
 // `5.`, `1e3`, `-0` are.
 bool parse_number(std::string_view token, double& value);
+
+// A number as the reference EU7B writer's node parsers read one (node/parse_util.hpp
+// parseDouble): an empty token, `none` and `undefined` (any case) are 0, one leading `+` is
+// skipped, and the rest must be a whole from_chars number (`inf` and `nan` included).
+bool parse_writer_number(std::string_view token, double& value);
 
 // The engine's leading-number conversion for a field read as a number from any token
 // (`0,0,(p7)` → 0, `12abc` → 12, `abc` → 0).

@@ -238,7 +238,16 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
   std::map<Key, std::size_t> key_count;
   std::map<Key, std::uint32_t> proto_of;
   const PrototypeList* source_prot = m.prototypes();
-  const bool reuse = with_inst && source_prot && !source_prot->prototypes.empty();
+  // A source written with prototypes (formats 1, 5, 6) has made every solo/inst choice already,
+  // from what its records may no longer hold (a format-6 solo record's filtered skin): keep them
+  // all, an empty PROT included (every model solo).
+  const bool source_chose = [&] {
+    const PackChunk* pack = m.pack();
+    if (!source_prot || !pack || pack->sections.empty()) return false;
+    const SectionFormat sf = pack->sections.front().format;
+    return sf == SectionFormat::prot_inst || sf == SectionFormat::v13 || sf == SectionFormat::v8;
+  }();
+  const bool reuse = with_inst && source_chose;
   if (reuse) {
     out.prototypes = *source_prot;
     if (m.version() < 9)  // PROT v8 has no extras to keep

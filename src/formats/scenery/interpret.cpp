@@ -692,7 +692,9 @@ class Interpreter {
       return;
     }
     if (k == "group") {
-      groups_.push_back(++last_group_);  // numbered from 1 in the order they open
+      // Numbered from 1 in the order they open; the reference writer numbers only outermost
+      // groups, a nested one taking its parent's number (scene/scratch.hpp openGroup).
+      groups_.push_back(options_.reference_writer && !groups_.empty() ? groups_.back() : ++last_group_);
       return;
     }
     if (k == "endgroup") {
@@ -709,6 +711,24 @@ class Interpreter {
       Tok file;
       next(r, file);
       return directive(t, {file});
+    }
+    if (options_.reference_writer && (t.is_exactly("isolated") || t.is_exactly("area"))) {
+      // isolated.hpp, area.hpp: a block that meets a top-level keyword (or one of a node's
+      // own words) before its end is no block: the keyword was a stray token.
+      std::vector<Tok> took;
+      const std::string_view end = t.text == "isolated" ? "endisolated" : "endarea";
+      for (Tok v; next(r, v);) {
+        took.push_back(v);
+        if (v.is_exactly(end)) return directive(t, {took.begin(), took.end() - 1});
+        static constexpr std::string_view kStops[] = {"node", "include", "trainset", "event", "rotate", "origin", "scale",
+                                                      "group", "isolated", "velocity", "rail_screw_used1", "endtrack",
+                                                      "endtraction", "endtri", "endtriangles", "enddynamic", "endmodel",
+                                                      "vis", "flat"};
+        if (std::any_of(std::begin(kStops), std::end(kStops), [&](std::string_view w) { return v.is_exactly(w); })) break;
+      }
+      ++out_.unknown_tokens;
+      unread(r, took, false);
+      return;
     }
     if (auto it = kBlocks.find(k); it != kBlocks.end()) {
       bool ended = false;
@@ -739,7 +759,13 @@ class Interpreter {
   // (switches after the rest), road, water; shapes as triangles, strips, fans; lines as lines,
   // strips, loops. Their source locations follow them.
   void order_records() {
-    order_by("tracks", tracks_.records, [](const Track& t) { return std::pair(t.category, t.type == 2); });
+    // bake/module.hpp: normal, turn and table; switches; roads; crossings; the rest (rivers,
+    // tributaries, kinds it does not know, which read as type 0 on a rail).
+    order_by("tracks", tracks_.records, [](const Track& t) {
+      if (t.category == 2) return t.type == 4 ? 3 : 2;
+      if (t.category == 1 && t.type != 0) return t.type == 2 ? 1 : 0;
+      return 4;
+    });
     if (!options_.reference_writer) return;  // viewed, shapes and lines stay in file order
     order_by("shapes", shapes_.records, [](const Shape& s) { return s.subtype; });
     order_by("lines", lines_.records, [](const Line& l) { return l.subtype; });
@@ -1225,6 +1251,11 @@ class Interpreter {
       if (keep) line(h, {took.begin(), took.end() - 1}, type);
       return;
     }
+    if (type == "track") {
+      if (!writer_track_node(r, took)) return refuse(r, h, took, "a track the reference writer does not read");
+      if (keep) track(h, {took.begin(), took.end() - 1});
+      return;
+    }
     bool ended = false;
     until(r, {kind.end, kind.also}, b, &ended, kind.prefix);
     if (!ended) {  // cut off by the end of the file: the reference writer drops it too
@@ -1395,6 +1426,66 @@ class Interpreter {
       if (next_is(r, "end")) take(r, took, t);
     }
     return take(r, took, t);  // its end word
+  }
+
+  // node/track.hpp: the kind; numbers up to an environment word or a word that is not one (taken
+  // as the environment in its place); `vis` (six texture fields follow), `unvis` or `novis` (any
+  // case); then, in any order up to `endtrack`, known tail keywords with their values and paths
+  // of fifteen numbers. An unknown word there refuses the track.
+  bool writer_track_node(Reader& r, std::vector<Tok>& took) {
+    Tok t;
+    double v;
+    const auto number_next = [&] {
+      const Tok* n = peek(r);
+      double x;
+      return n && n->writer_number(x);
+    };
+    const auto environment = [](const Tok& e) {
+      for (std::string_view w : {"flat", "mountains", "mountain", "canyon", "tunnel", "bridge", "bank"})
+        if (e.is(w)) return true;
+      return false;
+    };
+    if (!take(r, took, t)) return false;  // the kind
+    while (const Tok* n = peek(r)) {
+      if (environment(*n) || !number_next()) break;
+      take(r, took, t);
+    }
+    if (!take(r, took, t)) return false;  // the environment
+    if (!take(r, took, t)) return false;
+    if (t.is("vis")) {
+      Tok s;
+      if (!take(r, took, s) || !take_number(r, took, v) || !take(r, took, s)) return false;
+      for (int k = 0; k < 3; ++k)
+        if (!take_number(r, took, v)) return false;
+    } else if (!t.is("unvis") && !t.is("novis")) {
+      return false;
+    }
+    static const std::map<std::string_view, int, std::less<>> kTail = {
+        {"velocity", 1}, {"overhead", 1}, {"friction", 1}, {"vradius", 1}, {"angle1", 1}, {"angle2", 1},
+        {"isolated", 0}, {"railprofile", 0}, {"trackbed", 0}, {"fouling1", 0}, {"fouling2", 0}, {"event0", 0},
+        {"event1", 0}, {"event2", 0}, {"eventall0", 0}, {"eventall1", 0}, {"eventall2", 0}, {"sleepermodel", 2}};
+    for (;;) {
+      const Tok* n = peek(r);
+      if (!n) return false;
+      if (next_is(r, "endtrack")) break;
+      const auto key = n->kind == TokenKind::number ? kTail.end() : kTail.find(n->text);
+      if (key != kTail.end()) {
+        take(r, took, t);
+        if (key->second == 1 && !take_number(r, took, v)) return false;
+        if (key->second == 0 && !take(r, took, t)) return false;
+        if (key->second == 2) {  // spacing, model, skin, three offsets, bed lowering
+          Tok s;
+          if (!take_number(r, took, v) || !take(r, took, s) || !take(r, took, s)) return false;
+          for (int k = 0; k < 4; ++k)
+            if (!take_number(r, took, v)) return false;
+        }
+        continue;
+      }
+      if (!number_next()) return false;  // neither a keyword nor a path: not `endtrack` either
+      for (int k = 0; k < 15; ++k)
+        if (!take_number(r, took, v)) return false;
+    }
+    return take(r, took, t);  // endtrack
   }
 
   // node/lines.hpp, line_strip.hpp, line_loop.hpp: r g b width, then points (pairs of them for

@@ -223,7 +223,7 @@ TEST(Eu7bConformance, EveryPackSectionRoundTripsAndSubChunksDecodeAlone) {
     for (const PidxEntry& e : *m->pidx()) {
       auto span = section_span(*m, e);
       ASSERT_TRUE(span.ok());
-      const auto section_bytes = std::span(m->pack()->raw).subspan(span->begin, span->end - span->begin);
+      const auto section_bytes = m->pack()->bytes().subspan(span->begin, span->end - span->begin);
       const std::uint64_t at = m->pack()->payload_offset + span->begin;
       const SectionContext ctx = section_context(*m, e);
       auto whole = decode_section(section_bytes, at, ctx);

@@ -125,6 +125,24 @@ std::optional<SharedBytes> FileSource::shared() const {
   return SharedBytes{mapped_, *in_memory()};
 }
 
+std::optional<SharedBytes> FileSource::mapped() const {
+  if (!mapped_) return std::nullopt;
+  return SharedBytes{mapped_, *in_memory()};
+}
+
+void release_pages(std::span<const std::uint8_t> bytes) {
+#ifdef SCENERIA_MAP_FILES
+  // Only pages wholly inside: a neighbour's bytes on the same page may still be wanted. The
+  // mapping is read-only and private, so dropping pages loses nothing.
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(bytes.data());
+  const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes.size()) / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+  (void)bytes;
+#endif
+}
+
 void FileSource::release(std::uint64_t begin, std::uint64_t end) {
 #ifdef SCENERIA_MAP_FILES
   // Whole pages inside the range only; the file's bytes stay in the page cache, and a later read

@@ -42,6 +42,9 @@ class ByteSource {
   virtual std::optional<std::span<const std::uint8_t>> in_memory() const { return std::nullopt; }
   // The whole source as bytes that outlive it, when it can give them without a copy.
   virtual std::optional<SharedBytes> shared() const { return std::nullopt; }
+  // The same for a mapped file, without reading it in first: a reader that walks it once, piece
+  // by piece, lets each piece go with release_pages() (a 1 GB module read in a few MB).
+  virtual std::optional<SharedBytes> mapped() const { return std::nullopt; }
   // A hint from a reader that streams: it will not read [begin, end) again, so a mapped file may
   // let those pages go (a 1 GB document read once need not stay resident).
   virtual void release(std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
@@ -50,6 +53,10 @@ class ByteSource {
   Error check_range(std::uint64_t offset, std::uint64_t length) const;
 
 };
+
+// Lets the whole pages inside `bytes` (a part of a mapped() file) go from memory: the file's
+// bytes stay in the page cache, and touching them again maps them again. Nothing elsewhere.
+void release_pages(std::span<const std::uint8_t> bytes);
 
 // The whole source: shared where it can be (shared()), else read into a buffer of its own.
 Result<SharedBytes> read_shared(ByteSource& source);
@@ -90,6 +97,7 @@ class FileSource final : public ByteSource {
   const std::string& name() const override { return path_; }
   std::optional<std::span<const std::uint8_t>> in_memory() const override;
   std::optional<SharedBytes> shared() const override;
+  std::optional<SharedBytes> mapped() const override;
   void release(std::uint64_t begin, std::uint64_t end) override;
 
  private:

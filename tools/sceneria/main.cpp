@@ -1,17 +1,49 @@
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#ifdef SCENERIA_JEMALLOC
+#include <unistd.h>
+#endif
+
 #include "commands.hpp"
 
 #ifdef SCENERIA_JEMALLOC
-// Read by jemalloc when it starts. Huge pages for what it maps (metadata too): a compile fills
-// hundreds of MB of new records and output once, so one fault per 2 MB instead of per 4 KB
-// halves the run on virtual machines (docs/performance.md).
-extern "C" const char* malloc_conf = "thp:always,metadata_thp:always";
+namespace {
+
+// Huge pages pay where a command fills hundreds of MB of new records once (a compile: one fault
+// per 2 MB instead of per 4 KB halves the run on virtual machines, docs/performance.md) and cost
+// where it streams through a big file in a few MB (every allocator arena then holds whole 2 MB
+// pages: reading a 3-million-model module takes 14 MB without them, 25 MB with them).
+// jemalloc takes its options once, before main, so a command that wants them starts again with
+// them in MALLOC_CONF.
+bool wants_huge_pages(const std::vector<std::string>& args) {
+  if (args.empty()) return false;
+  if (args[0] == "bake" || args[0] == "generate") return true;
+  if (args[0] != "convert" || args.size() < 2) return false;
+  // A module (or a folder's worth of files) streams; text and JSON are read into records whole.
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--recursive") return true;
+  char magic[4] = {};
+  std::FILE* f = std::fopen(args[1].c_str(), "rb");
+  const bool module = f && std::fread(magic, 1, 4, f) == 4 && std::memcmp(magic, "EU7B", 4) == 0;
+  if (f) std::fclose(f);
+  return !module;
+}
+
+}  // namespace
 #endif
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+#ifdef SCENERIA_JEMALLOC
+  if (wants_huge_pages(args) && !std::getenv("MALLOC_CONF")) {
+    ::setenv("MALLOC_CONF", "thp:always,metadata_thp:always", 1);
+    ::execv("/proc/self/exe", argv);  // on failure: on without them
+  }
+#endif
   return sceneria::cli::run(args, std::cout, std::cerr);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -11,6 +12,8 @@
 
 #include "core/text.hpp"
 #include "formats/eu7b/pack.hpp"
+#include "formats/eu7b/reader.hpp"
+#include "formats/eu7b/writer.hpp"
 
 namespace sceneria::eu7b {
 
@@ -67,57 +70,63 @@ struct SectionSource {
   std::vector<Placement> placements;
 };
 
+// A section's placements, expanded, with what a compile knew of them (ConvertOptions::exact).
+SectionSource gather_one(const Module& m, const PidxEntry& e, const PackSection& s, const std::vector<ConvertOptions::Exact>* exact) {
+  const PrototypeList* prot = m.prototypes();
+  SectionSource src{e, {}};
+  for (const ExpandedModel& x : expand_section(s, prot)) {
+    Placement p;
+    if (x.solo) {
+      p.node = x.solo->node;
+      p.lights = slice(s.solo.light_states, x.solo->lights);
+      p.colors = slice(s.solo.light_colors, x.solo->colors);
+    } else {
+      const Prototype& pr = prot->prototypes[static_cast<std::size_t>(x.proto)];
+      p.node = pr.node;
+      p.node.name = x.name;
+      if (x.name != kNoString) p.node.flags |= node_flag::name;
+      else p.node.flags &= static_cast<std::uint8_t>(~node_flag::name);
+      p.lights = slice(prot->light_states, pr.lights);
+      p.colors = slice(prot->light_colors, pr.colors);
+      p.proto = x.proto;
+    }
+    p.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
+    p.node.transform = kNoTransform;
+    p.terrain = x.terrain;
+    p.transition = x.transition;
+    p.location = x.location;
+    p.angles = x.angles;
+    p.scale = x.scale;
+    p.file = x.file;
+    p.texture = x.texture;
+    p.x = p.location.x;
+    p.z = p.location.z;
+    p.range_sq_min = p.node.range_sq_min;
+    p.range_sq_max = std::isinf(p.node.range_sq_max) ? std::numeric_limits<double>::max() : p.node.range_sq_max;
+    src.placements.push_back(std::move(p));
+  }
+  if (exact && exact->size() == src.placements.size())
+    for (std::size_t i = 0; i < src.placements.size(); ++i) {
+      const ConvertOptions::Exact& x = (*exact)[i];
+      Placement& p = src.placements[i];
+      p.x = x.x, p.z = x.z, p.range_sq_min = x.range_sq_min, p.range_sq_max = x.range_sq_max;
+    }
+  return src;
+}
+
 Result<std::vector<SectionSource>> gather(const Module& m, const ConvertOptions& options) {
   std::vector<SectionSource> out;
   const PackChunk* pack = m.pack();
   const std::vector<PidxEntry>* pidx = m.pidx();
   if (!pack || !pidx) return out;
   if (!pack->decoded) return Error{Errc::bad_value, pack->payload_offset, "PACK must be decoded to convert"};
-  const PrototypeList* prot = m.prototypes();
+  std::map<std::uint64_t, const PackSection*> at_offset;
+  for (const PackSection& s : pack->sections) at_offset.emplace(s.offset, &s);
   for (const PidxEntry& e : *pidx) {
-    const PackSection* s = nullptr;
-    for (const PackSection& candidate : pack->sections)
-      if (candidate.offset == e.pack_offset) s = &candidate;
-    if (!s) return Error{Errc::bad_value, 0, fmt::format("PIDX section ({}, {}) has no decoded PACK section", e.row, e.col)};
-    SectionSource src{e, {}};
-    for (const ExpandedModel& x : expand_section(*s, prot)) {
-      Placement p;
-      if (x.solo) {
-        p.node = x.solo->node;
-        p.lights = slice(s->solo.light_states, x.solo->lights);
-        p.colors = slice(s->solo.light_colors, x.solo->colors);
-      } else {
-        const Prototype& pr = prot->prototypes[static_cast<std::size_t>(x.proto)];
-        p.node = pr.node;
-        p.node.name = x.name;
-        if (x.name != kNoString) p.node.flags |= node_flag::name;
-        else p.node.flags &= static_cast<std::uint8_t>(~node_flag::name);
-        p.lights = slice(prot->light_states, pr.lights);
-        p.colors = slice(prot->light_colors, pr.colors);
-        p.proto = x.proto;
-      }
-      p.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
-      p.node.transform = kNoTransform;
-      p.terrain = x.terrain;
-      p.transition = x.transition;
-      p.location = x.location;
-      p.angles = x.angles;
-      p.scale = x.scale;
-      p.file = x.file;
-      p.texture = x.texture;
-      p.x = p.location.x;
-      p.z = p.location.z;
-      p.range_sq_min = p.node.range_sq_min;
-      p.range_sq_max = std::isinf(p.node.range_sq_max) ? std::numeric_limits<double>::max() : p.node.range_sq_max;
-      src.placements.push_back(std::move(p));
-    }
-    if (options.exact && out.size() < options.exact->size() && (*options.exact)[out.size()].size() == src.placements.size())
-      for (std::size_t i = 0; i < src.placements.size(); ++i) {
-        const ConvertOptions::Exact& e = (*options.exact)[out.size()][i];
-        Placement& p = src.placements[i];
-        p.x = e.x, p.z = e.z, p.range_sq_min = e.range_sq_min, p.range_sq_max = e.range_sq_max;
-      }
-    out.push_back(std::move(src));
+    const auto s = at_offset.find(e.pack_offset);
+    if (s == at_offset.end()) return Error{Errc::bad_value, 0, fmt::format("PIDX section ({}, {}) has no decoded PACK section", e.row, e.col)};
+    const auto* exact = options.exact && out.size() < options.exact->size() ? &(*options.exact)[out.size()] : nullptr;
+    out.push_back(gather_one(m, e, *s->second, exact));
   }
   return out;
 }
@@ -218,88 +227,77 @@ std::size_t sub_chunk_capacity(SectionFormat f, std::size_t models) {
   return models > 1024 ? 256 : 512;
 }
 
-struct Built {
-  std::vector<PackSection> sections;
-  PrototypeList prototypes;
-  bool uses_prototypes = false;
-};
-
-Result<Built> build_sections(const Module& m, std::vector<SectionSource>& sources, SectionFormat f,
-                            const ConvertOptions& options) {
-  Built out;
-  const bool with_inst = f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8;
-  const bool v13 = f == SectionFormat::v13;
+// Builds a module's sections in a target format, one at a time: first shown every section
+// (see(), in PIDX order) to choose the prototypes, then asked for each section in turn.
+class SectionBuilder {
+ public:
+  // `source_chose`: the source was written with prototypes (formats 1, 5, 6) and so has made
+  // every solo/inst choice already, from what its records may no longer hold (a format-6 solo
+  // record's filtered skin): they are all kept, an empty PROT included (every model solo), and
+  // its prototypes keep their numbers (renumbering from a sorted section's order would give a
+  // prototype the name and bounds of another first instance).
+  SectionBuilder(const Module& m, SectionFormat f, const ConvertOptions& options, bool source_chose)
+      : m_(m), f_(f), options_(options), with_inst_(f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8),
+        reuse_(with_inst_ && source_chose && m.prototypes()) {
+    if (reuse_) {
+      prototypes = *m.prototypes();
+      if (m.version() < 9)  // PROT v8 has no extras to keep
+        for (Prototype& pr : prototypes.prototypes) derive_v9_extras(pr);
+    }
+  }
+  bool chooses() const { return with_inst_ && !reuse_; }
+  void quiet() { quiet_ = true; }  // a section built again: its losses were told the first time
 
   // Prototypes: keys used at least twice in the whole module, numbered by first occurrence in
-  // the writer's input order, which a written section no longer has (formats 4-6 sort it). So
-  // when the source already has prototypes they are kept, numbering and all, and inst records
-  // stay inst: renumbering from the sorted order would renumber them and give the prototypes
-  // the name and bounds of another first instance.
-  std::map<Key, std::size_t> key_count;
-  std::map<Key, std::uint32_t> proto_of;
-  const PrototypeList* source_prot = m.prototypes();
-  // A source written with prototypes (formats 1, 5, 6) has made every solo/inst choice already,
-  // from what its records may no longer hold (a format-6 solo record's filtered skin): keep them
-  // all, an empty PROT included (every model solo).
-  const bool source_chose = [&] {
-    const PackChunk* pack = m.pack();
-    if (!source_prot || !pack || pack->sections.empty()) return false;
-    const SectionFormat sf = pack->sections.front().format;
-    return sf == SectionFormat::prot_inst || sf == SectionFormat::v13 || sf == SectionFormat::v8;
-  }();
-  const bool reuse = with_inst && source_chose;
-  if (reuse) {
-    out.prototypes = *source_prot;
-    if (m.version() < 9)  // PROT v8 has no extras to keep
-      for (Prototype& pr : out.prototypes.prototypes) derive_v9_extras(pr);
-    out.uses_prototypes = true;
-  } else if (with_inst) {
-    for (const auto& s : sources)
-      for (const Placement& p : s.placements)
-        if (!forced_solo(m, p)) ++key_count[key_of(p)];
-    for (const auto& s : sources)
-      for (const Placement& p : s.placements) {
-        if (forced_solo(m, p)) continue;
-        const Key k = key_of(p);
-        if (key_count[k] < 2 || proto_of.count(k)) continue;
-        proto_of[k] = static_cast<std::uint32_t>(out.prototypes.prototypes.size());
-        out.prototypes.prototypes.push_back(to_prototype(p, out.prototypes));
-      }
-    out.uses_prototypes = !out.prototypes.prototypes.empty();
+  // the writer's input order (notes §6.4).
+  void see(const SectionSource& src) {
+    if (!chooses()) return;
+    for (const Placement& p : src.placements) {
+      if (forced_solo(m_, p)) continue;
+      auto [it, added] = keys_.try_emplace(key_of(p), Seen{seen_, 0, p});
+      ++it->second.count;
+      if (added) ++seen_;
+    }
   }
-  auto is_inst = [&](const Placement& p) {
-    if (reuse) return p.proto >= 0;
-    return with_inst && !forced_solo(m, p) && proto_of.count(key_of(p)) != 0;
-  };
-  auto proto_id = [&](const Placement& p) {
-    return reuse ? static_cast<std::uint32_t>(p.proto) : proto_of[key_of(p)];
-  };
+  void choose() {
+    if (!chooses()) return;
+    std::vector<std::pair<std::size_t, const Key*>> repeated;
+    for (const auto& [k, s] : keys_)
+      if (s.count >= 2) repeated.push_back({s.first, &k});
+    std::sort(repeated.begin(), repeated.end());
+    for (const auto& [first, k] : repeated) {
+      proto_of_[*k] = static_cast<std::uint32_t>(prototypes.prototypes.size());
+      prototypes.prototypes.push_back(to_prototype(keys_.at(*k).placement, prototypes));
+    }
+    keys_.clear();
+  }
 
-  std::uint64_t offset = 0;
-  for (auto& src : sources) {
+  Result<PackSection> build(const SectionSource& src, std::uint64_t offset) const {
+    const SectionFormat f = f_;
+    const bool v13 = f == SectionFormat::v13;
     PackSection s;
     s.format = f;
-    s.offset = offset++;  // unique placeholder; the writer lays sections out and patches PIDX
+    s.offset = offset;  // a placeholder: the writer lays the sections out and patches PIDX
     std::vector<const Placement*> order;
     for (const Placement& p : src.placements) order.push_back(&p);
 
     // Mesh and texture frequencies within the section.
     std::map<Sid, std::size_t> mesh_count, tex_count;
     for (const Placement* p : order) {
-      if (mesh_loadable(text(m, p->file))) ++mesh_count[p->file];
-      if (texture_listed(text(m, p->texture))) ++tex_count[p->texture];
+      if (mesh_loadable(text(m_, p->file))) ++mesh_count[p->file];
+      if (texture_listed(text(m_, p->texture))) ++tex_count[p->texture];
     }
     if (f >= SectionFormat::umes) {
       if (f >= SectionFormat::utex) {
         std::map<Sid, std::size_t> with_protos = mesh_count;
         if (f >= SectionFormat::prot_inst)
-          for (const Prototype& pr : out.prototypes.prototypes)
-            if (mesh_loadable(text(m, pr.model_file))) with_protos.emplace(pr.model_file, 0);
-        s.meshes = by_frequency(m, with_protos);
-        s.textures = by_frequency(m, tex_count);
+          for (const Prototype& pr : prototypes.prototypes)
+            if (mesh_loadable(text(m_, pr.model_file))) with_protos.emplace(pr.model_file, 0);
+        s.meshes = by_frequency(m_, with_protos);
+        s.textures = by_frequency(m_, tex_count);
       } else {
         for (const auto& [id, n] : mesh_count) s.meshes.push_back(id);  // 2 and 3: sorted by name
-        std::stable_sort(s.meshes.begin(), s.meshes.end(), [&](Sid a, Sid b) { return text(m, a) < text(m, b); });
+        std::stable_sort(s.meshes.begin(), s.meshes.end(), [&](Sid a, Sid b) { return text(m_, a) < text(m_, b); });
       }
     }
     // From format 4 on: most frequent meshes first, then nearest to the section centre.
@@ -322,19 +320,19 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
       if (!v13) return mo;
       mo.cell = cell_of(p, src.entry);
       auto lose = [&](std::string what) -> Error {
-        if (!options.allow_lossy)
+        if (!options_.allow_lossy)
           return Error{Errc::bad_value, 0, fmt::format("section ({}, {}): {} cannot be stored in format 6; keep format "
                                                        "5 or lower, or allow the reference writer's losses",
                                                        src.entry.row, src.entry.col, what)};
-        if (options.losses) options.losses->push_back(fmt::format("section ({}, {}): {} dropped", src.entry.row, src.entry.col, what));
+        if (options_.losses && !quiet_) options_.losses->push_back(fmt::format("section ({}, {}): {} dropped", src.entry.row, src.entry.col, what));
         return {};
       };
       const auto mesh = std::find(s.meshes.begin(), s.meshes.end(), p.file);
-      if (mesh == s.meshes.end() && !text(m, p.file).empty())
-        if (Error e = lose(fmt::format("mesh path '{}' (not loadable, so not in UMES)", text(m, p.file)))) return e;
+      if (mesh == s.meshes.end() && !text(m_, p.file).empty())
+        if (Error e = lose(fmt::format("mesh path '{}' (not loadable, so not in UMES)", text(m_, p.file)))) return e;
       const auto tex = std::find(s.textures.begin(), s.textures.end(), p.texture);
-      if (tex == s.textures.end() && !texture_is_default(text(m, p.texture)))
-        if (Error e = lose(fmt::format("texture '{}' of a solo model (UTEX filters it)", text(m, p.texture)))) return e;
+      if (tex == s.textures.end() && !texture_is_default(text(m_, p.texture)))
+        if (Error e = lose(fmt::format("texture '{}' of a solo model (UTEX filters it)", text(m_, p.texture)))) return e;
       mo.model_file = mesh == s.meshes.end() ? kNoIndex : static_cast<Sid>(mesh - s.meshes.begin());
       mo.texture = tex == s.textures.end() ? kNoIndex : static_cast<Sid>(tex - s.textures.begin());
       if (s.meshes.size() > kNoIndex || s.textures.size() > kNoIndex)
@@ -375,9 +373,35 @@ Result<Built> build_sections(const Module& m, std::vector<SectionSource>& source
     }
     s.solo_count = static_cast<std::uint32_t>(s.solo.models.size());
     s.inst_count = static_cast<std::uint32_t>(s.inst.size());
-    out.sections.push_back(std::move(s));
+    return s;
   }
-  return out;
+
+  PrototypeList prototypes;
+
+ private:
+  bool is_inst(const Placement& p) const {
+    if (reuse_) return p.proto >= 0;
+    return with_inst_ && !forced_solo(m_, p) && proto_of_.count(key_of(p)) != 0;
+  }
+  std::uint32_t proto_id(const Placement& p) const {
+    return reuse_ ? static_cast<std::uint32_t>(p.proto) : proto_of_.at(key_of(p));
+  }
+  struct Seen {
+    std::size_t first, count;
+    Placement placement;
+  };
+  const Module& m_;
+  SectionFormat f_;
+  const ConvertOptions& options_;
+  bool with_inst_, reuse_, quiet_ = false;
+  std::map<Key, Seen> keys_;
+  std::size_t seen_ = 0;
+  std::map<Key, std::uint32_t> proto_of_;
+};
+
+// Was the first section written with prototypes (formats 1, 5, 6)?
+bool chose_prototypes(SectionFormat first) {
+  return first == SectionFormat::prot_inst || first == SectionFormat::v13 || first == SectionFormat::v8;
 }
 
 }  // namespace
@@ -388,23 +412,23 @@ SectionFormat default_section_format(std::uint32_t version) {
   return SectionFormat::flat;
 }
 
-Result<Module> convert_module(const Module& source, const ConvertOptions& options) {
-  Module m = source;
+namespace {
+
+// The target's version and section format, and `m` (a copy of the source) with what changes
+// with the version; the reason when the target cannot hold the module. `first`: the source's
+// first section's format, if it has a section.
+Result<SectionFormat> prepare(const Module& source, const ConvertOptions& options, std::optional<SectionFormat> first, Module& m) {
   const std::uint32_t version = options.version ? options.version : source.version();
   if (version < kMinVersion || version > kMaxVersion)
     return Error{Errc::unsupported_version, 0,
                  fmt::format("EU7B version {} is not supported (supported: {}-{})", version, kMinVersion, kMaxVersion)};
-  auto sources = gather(source, options);
-  if (!sources) return sources.error();
-  const bool has_pack = source.pack() != nullptr;
   SectionFormat f = default_section_format(version);
   if (!options.keep_pack_format) f = options.pack_format;
-  else if (has_pack && source.pack()->decoded && !source.pack()->sections.empty() && options.version == 0)
-    f = source.pack()->sections.front().format;
-
-  std::size_t placements = 0;
-  for (const auto& s : *sources) placements += s.placements.size();
-  if (has_pack && version < 7 && placements > 0)
+  else if (first && options.version == 0) f = *first;
+  std::uint64_t placements = 0;
+  if (const auto* pidx = source.pidx())
+    for (const PidxEntry& e : *pidx) placements += e.model_count;
+  if (source.pack() && version < 7 && placements > 0)
     return Error{Errc::bad_value, 0, fmt::format("version {} has no PIDX/PACK: the {} PACK models cannot be stored "
                                                  "(use version 7, 8 or 9)", version, placements)};
   if ((f == SectionFormat::prot_inst || f == SectionFormat::v13 || f == SectionFormat::v8) && version < 8)
@@ -434,13 +458,10 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
         if (p.resolved_texture != kNoString)
           return Error{Errc::bad_value, 0, "PROT v8 has no resolved_texture field; a prototype's would be lost"};
   m.container.version = version;
-
   auto in_pack_run = [](const Chunk& c) { return c.id == chunk::PIDX || c.id == chunk::PROT || c.id == chunk::PACK; };
   if (version < 7) {  // an empty run (a root without models) simply goes
     std::erase_if(m.chunks, in_pack_run);
-    return m;
-  }
-  if (!has_pack) {
+  } else if (!source.pack()) {
     // Versions 7-9 are roots: the writer always emits PIDX, (v8+) PROT and PACK, empty when there
     // are no models, after the geometry chunks and before MODL and the simulation chunks
     // (notes §4; samples historic/TD.v7.eu7, historic/TD.v8.eu7, TD.v9-root.eu7).
@@ -458,24 +479,17 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
     run.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
     const auto at = std::find_if(m.chunks.begin(), m.chunks.end(), after_run);
     m.chunks.insert(at, std::make_move_iterator(run.begin()), std::make_move_iterator(run.end()));
-    return m;
   }
+  return f;
+}
 
-  auto built = build_sections(source, *sources, f, options);
-  if (!built) return built.error();
-  if (f == SectionFormat::v8 && placements > 0 && built->prototypes.prototypes.empty())
+// The PIDX / PROT / PACK run put back where PIDX was (the writer's order), PROT only from v8.
+// `pack`: the new PACK chunk (decoded sections, or a payload written later).
+Error place_run(Module& m, SectionFormat f, std::vector<PidxEntry> pidx, PrototypeList prototypes, PackChunk pack) {
+  if (f == SectionFormat::v8 && !pidx.empty() && prototypes.prototypes.empty())
     return Error{Errc::bad_value, 0, "section format 1 is recognised only with a non-empty PROT, but no model "
                                      "placement repeats, so there would be no prototypes (use format 5 or 6)"};
-
-  // PIDX in the same order, pointing at the new (placeholder) section offsets.
-  std::vector<PidxEntry> pidx;
-  for (std::size_t i = 0; i < sources->size(); ++i) {
-    PidxEntry e = (*sources)[i].entry;
-    e.pack_offset = built->sections[i].offset;
-    e.model_count = static_cast<std::uint32_t>(built->sections[i].model_count());
-    pidx.push_back(e);
-  }
-  // Rebuild the PIDX / PROT / PACK run where PIDX was (the writer's order), PROT only from v8.
+  const bool sections = !pidx.empty();
   std::vector<Chunk> chunks;
   bool placed = false;
   for (Chunk& c : m.chunks) {
@@ -486,23 +500,129 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
     }
     if (placed) continue;
     placed = true;
-    Chunk p{chunk::PIDX, 0, std::move(pidx), {}, false};
-    chunks.push_back(std::move(p));
-    if (version >= 8) {
-      Chunk prot{chunk::PROT, 0, std::move(built->prototypes), {}, false};
+    chunks.push_back(Chunk{chunk::PIDX, 0, std::move(pidx), {}, false});
+    if (m.version() >= 8) {
+      Chunk prot{chunk::PROT, 0, std::move(prototypes), {}, false};
       // The writers leave PROT's payload out (not even a count) only when there is no section:
       // sections without a prototype still get a count of 0 (buildPackPayloadV12 returns early
       // only for no batches).
-      prot.empty_payload = std::get<PrototypeList>(prot.data).prototypes.empty() && sources->empty();
+      prot.empty_payload = std::get<PrototypeList>(prot.data).prototypes.empty() && !sections;
       chunks.push_back(std::move(prot));
     }
-    PackChunk pack;
-    pack.loaded = pack.decoded = true;
-    pack.sections = std::move(built->sections);
     chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
   }
   m.chunks = std::move(chunks);
+  return {};
+}
+
+}  // namespace
+
+Result<Module> convert_module(const Module& source, const ConvertOptions& options) {
+  auto sources = gather(source, options);
+  if (!sources) return sources.error();
+  const PackChunk* pack = source.pack();
+  const std::optional<SectionFormat> first =
+      pack && pack->decoded && !pack->sections.empty() ? std::optional(pack->sections.front().format) : std::nullopt;
+  Module m = source;
+  auto f = prepare(source, options, first, m);
+  if (!f) return f.error();
+  if (m.version() < 7 || !pack) return m;
+  SectionBuilder builder(source, *f, options, first && chose_prototypes(*first));
+  for (const SectionSource& s : *sources) builder.see(s);
+  builder.choose();
+  std::vector<PidxEntry> pidx;
+  PackChunk out;
+  out.loaded = out.decoded = true;
+  for (std::size_t i = 0; i < sources->size(); ++i) {
+    auto s = builder.build((*sources)[i], i);  // a unique placeholder offset; the writer lays them out
+    if (!s) return s.error();
+    PidxEntry e = (*sources)[i].entry;
+    e.pack_offset = s->offset;
+    e.model_count = static_cast<std::uint32_t>(s->model_count());
+    pidx.push_back(e);
+    out.sections.push_back(std::move(s).value());
+  }
+  if (Error e = place_run(m, *f, std::move(pidx), std::move(builder.prototypes), std::move(out))) return e;
   return m;
+}
+
+Error write_converted(const Module& source, const ConvertOptions& options, ByteSink& sink) {
+  // Streamed only where the sections lie encoded in PIDX order (every file the writers make);
+  // anything else is converted whole.
+  const PackChunk* pack = source.pack();
+  const auto* pidx = source.pidx();
+  bool in_order = pack && pidx && pack->loaded && !pack->decoded && !options.exact;
+  for (std::size_t i = 1; in_order && i < pidx->size(); ++i) in_order = (*pidx)[i - 1].pack_offset < (*pidx)[i].pack_offset;
+  if (!in_order) {
+    auto m = convert_module(source, options);
+    if (!m) return m.error();
+    return write_module(*m, sink);
+  }
+  // Walks the sections in order, each decoded and let go: `each(entry, section)`.
+  const auto walk = [&](const std::function<Error(const PidxEntry&, SectionSource&&)>& each) -> Error {
+    std::vector<std::uint8_t> prefix;
+    std::vector<Problem> problems;
+    PackCursor cursor(source, prefix, problems);
+    for (;;) {
+      auto s = cursor.next();
+      if (!s) return s.error();
+      if (!*s) return {};
+      if (Error e = each(*cursor.entry(), gather_one(source, *cursor.entry(), **s, nullptr))) return e;
+    }
+  };
+  std::optional<SectionFormat> first;
+  {
+    std::vector<std::uint8_t> prefix;
+    std::vector<Problem> problems;
+    PackCursor cursor(source, prefix, problems);
+    auto s = cursor.next();
+    if (!s) return s.error();
+    if (*s) first = (*s)->format;
+  }
+  Module m;  // the source without its sections: everything but PACK is small
+  m.container = source.container;
+  m.strings = source.strings;
+  m.problems = source.problems;
+  for (const Chunk& c : source.chunks)
+    if (c.id != chunk::PACK) m.chunks.push_back(c);
+    else m.chunks.push_back(Chunk{c.id, c.offset, PackChunk{}, c.trailing, c.empty_payload});
+  auto f = prepare(source, options, first, m);
+  if (!f) return f.error();
+  if (m.version() < 7) return write_module(m, sink);
+  SectionBuilder builder(source, *f, options, first && chose_prototypes(*first));
+  if (builder.chooses())
+    if (Error e = walk([&](const PidxEntry&, SectionSource&& s) { return builder.see(s), Error{}; })) return e;
+  builder.choose();
+  // Once to lay the sections out (PIDX, before PACK, holds their offsets), once to write them.
+  std::vector<PidxEntry> entries;
+  std::uint64_t size = 0;
+  if (Error e = walk([&](const PidxEntry& entry, SectionSource&& s) {
+        auto built = builder.build(s, 0);
+        if (!built) return built.error();
+        PidxEntry p = entry;
+        p.pack_offset = size;
+        p.model_count = static_cast<std::uint32_t>(built->model_count());
+        entries.push_back(p);
+        size += encode_section(*built).size();
+        return Error{};
+      }))
+    return e;
+  // A copy: the sections built again below still need them.
+  if (Error e = place_run(m, *f, std::move(entries), builder.prototypes, PackChunk{})) return e;
+  builder.quiet();
+  return write_module(m, sink, {size, [&](ByteSink& out) {
+                                   std::uint64_t written = 0;
+                                   Error e = walk([&](const PidxEntry&, SectionSource&& s) {
+                                     auto built = builder.build(s, 0);
+                                     if (!built) return built.error();
+                                     const auto bytes = encode_section(*built);
+                                     written += bytes.size();
+                                     return out.put(bytes);
+                                   });
+                                   if (!e && written != size)
+                                     e = Error{Errc::bad_value, 0, "a section came out at another size the second time (a bug)"};
+                                   return e;
+                                 }});
 }
 
 }  // namespace sceneria::eu7b

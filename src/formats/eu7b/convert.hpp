@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
+#include "io/byte_sink.hpp"
 
 namespace sceneria::eu7b {
 
@@ -36,5 +37,11 @@ SectionFormat default_section_format(std::uint32_t version);
 
 // Needs PACK decoded. Returns a new module whose PIDX/PROT/PACK are rebuilt.
 Result<Module> convert_module(const Module& module, const ConvertOptions& options);
+
+// The same written to `sink` a section at a time, from a module whose PACK is loaded but not
+// decoded (a mapped file's): the sections are walked three times (prototypes, layout, writing),
+// each decoded, rebuilt and let go, so a module of millions of models converts in a few MB. The
+// bytes are convert_module's written by write_module.
+Error write_converted(const Module& module, const ConvertOptions& options, ByteSink& sink);
 
 }  // namespace sceneria::eu7b

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -157,8 +158,27 @@ class Eu7bDocument final : public Document {
 
   std::string_view format_id() const override { return "eu7b"; }
   std::string headline() const override { return eu7b::headline(stored()); }
-  ojson summary(std::size_t string_sample) const override { return summary_json(module(), string_sample); }
-  std::vector<ListInfo> lists() const override { return browser().lists(); }
+  // A module opened from a mapped file stays encoded for what needs no records: its summary,
+  // lists, warnings and validation walk the sections one at a time (walk()).
+  ojson summary(std::size_t string_sample) const override {
+    if (!pending()) return summary_json(module(), string_sample);
+    ojson j = summary_json(stored(), string_sample);
+    const Walk& w = walk();
+    if (const auto* pidx = stored().pidx()) {  // rows in PIDX order
+      std::size_t i = 0;
+      for (auto& row : j["sections"])
+        if (i < pidx->size())
+          if (auto it = w.format_at.find((*pidx)[i++].pack_offset); it != w.format_at.end())
+            row["format"] = std::string(section_format_name(it->second));
+    }
+    return j;
+  }
+  std::vector<ListInfo> lists() const override {
+    if (!pending()) return browser().lists();
+    std::vector<ListInfo> out = RecordBrowser(stored(), RecordBrowser::Live{}).lists();
+    if (const std::uint64_t n = pack_model_count(stored()); n > 0) out.insert(out.begin(), ListInfo{"pack_models", "PACK models", n});
+    return out;
+  }
   ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
     return browser().rows(list, first, count);
   }
@@ -170,12 +190,43 @@ class Eu7bDocument final : public Document {
   // A module opened decoded has its sections at hand; one opened for a conversion keeps PACK
   // encoded and they are decoded one at a time.
   std::unique_ptr<scene::Pieces> scene_pieces() const override { return std::make_unique<Eu7bPieces>(stored()); }
-  std::vector<Warning> warnings() const override { return as_warnings(module().problems); }
-  std::vector<Warning> validate() const override { return as_warnings(eu7b::validate(module())); }
+  std::vector<Warning> warnings() const override {
+    if (!pending()) return as_warnings(module().problems);
+    std::vector<Problem> all = stored().problems;
+    all.insert(all.end(), walk().problems.begin(), walk().problems.end());
+    return as_warnings(all);
+  }
+  std::vector<Warning> validate() const override { return as_warnings(eu7b::validate(pending() ? stored() : module())); }
   std::vector<std::string> missing_assets() const override { return missing_; }
   Error dump_to(ByteSink& sink, int indent) const override { return write_module_json(stored(), sink, indent, threads_); }
+  // Still encoded in a mapped file (nothing needed its records yet).
+  bool encoded() const { return pending(); }
 
  private:
+  bool pending() const {
+    std::lock_guard lock(mutex_);
+    return !browser_ && pending_.pack() && pending_.pack()->in_file();
+  }
+  // One pass over the sections of a module kept encoded: what reading them finds, and their
+  // formats. Each is decoded and let go.
+  struct Walk {
+    std::vector<Problem> problems;
+    std::map<std::uint64_t, SectionFormat> format_at;
+  };
+  const Walk& walk() const {
+    std::call_once(walked_, [this] {
+      std::vector<std::uint8_t> prefix;
+      if (Error e = for_each_section(pending_, prefix, walk_.problems, [&](PackSection&& s) {
+            walk_.format_at[s.offset] = s.format;
+            return Error{};
+          }))
+        walk_.problems.push_back({e.offset, e.message});
+    });
+    return walk_;
+  }
+  mutable std::once_flag walked_;
+  mutable Walk walk_;
+
   const RecordBrowser& browser() const {
     std::lock_guard lock(mutex_);
     if (!browser_) {
@@ -217,9 +268,13 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(64, source.size())));
   if (Error e = source.read(0, head)) return e;
   // For a conversion PACK stays encoded until something needs its records (Eu7bDocument).
+  // A mapped file's PACK stays where it lies, encoded, whatever the reason for opening it: what
+  // needs its records decodes it then (Eu7bDocument).
+  const bool mapped = source.mapped().has_value();
   auto module = looks_like_json_form(head, source.name())
                     ? read_json_form(source, !options.deferred, options.threads)
-                    : read_module(source, {.load_pack = true, .decode_pack = !options.deferred, .threads = options.threads});
+                    : read_module(source, {.load_pack = true, .decode_pack = !options.deferred && !mapped, .map_pack = mapped,
+                                           .threads = options.threads});
   if (!module) return module.error();
   std::vector<std::string> missing;
   if (options.assets) {
@@ -233,10 +288,8 @@ std::unique_ptr<stream::RemoteDocument> open_remote(std::uint64_t size, std::str
   return std::make_unique<RemoteModule>(size, std::move(name));
 }
 
-// The module to write: the document's own, not a copy, unless the options change it (into `storage`).
-Result<const Module*> converted(const Document& document, const WriteOptions& options, Module& storage) {
-  const auto* d = document.format_id() == "eu7b" ? dynamic_cast<const Eu7bDocument*>(&document) : nullptr;
-  if (!d) return Error{Errc::bad_value, 0, "only an EU7B module can be written as EU7B"};
+// What the options ask a module to become; nullopt: it stays as it is.
+Result<std::optional<ConvertOptions>> conversion(const WriteOptions& options) {
   ConvertOptions c;
   c.allow_lossy = options.lossy;
   c.losses = options.losses;
@@ -254,8 +307,21 @@ Result<const Module*> converted(const Document& document, const WriteOptions& op
     c.keep_pack_format = false;
     change = true;
   }
-  if (!change) return &d->stored();
-  auto m = convert_module(d->module(), c);
+  return change ? std::optional(c) : std::nullopt;
+}
+
+const Eu7bDocument* eu7b_document(const Document& document) {
+  return document.format_id() == "eu7b" ? dynamic_cast<const Eu7bDocument*>(&document) : nullptr;
+}
+
+// The module to write: the document's own, not a copy, unless the options change it (into `storage`).
+Result<const Module*> converted(const Document& document, const WriteOptions& options, Module& storage) {
+  const Eu7bDocument* d = eu7b_document(document);
+  if (!d) return Error{Errc::bad_value, 0, "only an EU7B module can be written as EU7B"};
+  auto c = conversion(options);
+  if (!c) return c.error();
+  if (!*c) return &d->stored();
+  auto m = convert_module(d->module(), **c);
   if (!m) return m.error();
   storage = std::move(m).value();
   return &storage;
@@ -269,6 +335,12 @@ Result<std::vector<std::uint8_t>> write_eu7b(const Document& document, const Wri
 }
 
 Error stream_eu7b(const Document& document, const WriteOptions& options, ByteSink& sink) {
+  // A module kept encoded in its mapped file converts a section at a time.
+  if (const Eu7bDocument* d = eu7b_document(document); d && d->encoded()) {
+    auto c = conversion(options);
+    if (!c) return c.error();
+    if (*c) return write_converted(d->stored(), **c, sink);
+  }
   Module storage;
   auto m = converted(document, options, storage);
   if (!m) return m.error();

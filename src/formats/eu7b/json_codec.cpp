@@ -224,9 +224,10 @@ Error write_module_json(const Module& module_in, ByteSink& sink, int indent, uns
       if (!pack->decoded && !pack->loaded)
         return Error{Errc::bad_value, c.offset, "PACK must be loaded to write JSON (read with load_pack)"};
       // Sections are written as text side by side (each at the depth it takes in the document)
-      // and joined in order; a few at a time, so memory holds a few sections' text, not the dump.
+      // and joined in order; one more than the threads at a time, so memory holds a few sections' text,
+      // not the dump (docs/performance.md: a 3-million-model dump in about 20 MB).
       std::size_t depth = 0;
-      OrderedWork<std::string> pieces(threads, 2 * std::size_t{threads} + 2, [&](std::string&& text) {
+      OrderedWork<std::string> pieces(threads, std::size_t{threads} + 1, [&](std::string&& text) {
         t.rendered(text);
         return !t.error();
       });

@@ -323,7 +323,12 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       PackChunk pack;
       pack.payload_offset = c.payload_offset();
       pack.payload_size = c.payload_size();
-      if (options.load_pack || options.decode_pack) {
+      if (auto file = options.map_pack ? source.mapped() : std::nullopt; file && !options.decode_pack) {
+        if (Error e = source.check_range(c.payload_offset(), c.payload_size())) return e;
+        pack.mapped = SharedBytes{file->owner, file->view.subspan(static_cast<std::size_t>(c.payload_offset()),
+                                                                  static_cast<std::size_t>(c.payload_size()))};
+        pack.loaded = true;
+      } else if (options.load_pack || options.decode_pack || options.map_pack) {
         // In pieces, each let go from the source once copied: a mapped file's PACK is not
         // resident twice (the copy, and the file's pages), which a dump of a big module would pay.
         if (Error e = source.check_range(c.payload_offset(), c.payload_size())) return e;
@@ -408,6 +413,9 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
     module.chunks.push_back(std::move(chunk));
   }
   if (Error e = decode_later(module, later, options.threads)) return e;
+  // The records are read: a mapped file's pages may go until a section is wanted.
+  if (const PackChunk* pack = module.pack(); pack && pack->in_file())
+    if (auto file = source.mapped()) release_pages(file->view);
   if (options.decode_pack && module.pack()) {
     if (Error e = decode_pack(module)) return e;
   }
@@ -462,13 +470,13 @@ PackCursor::PackCursor(const Module& module, std::vector<std::uint8_t>& prefix, 
     return;
   }
   const std::vector<std::uint64_t>& offsets = spans_.offsets();
-  if (offsets.empty() && !pack_->raw.empty()) {
-    prefix = pack_->raw;
-    problems.push_back({pack_->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section", pack_->raw.size())});
+  const std::span<const std::uint8_t> raw = pack_->bytes();
+  if (offsets.empty() && !raw.empty()) {
+    prefix.assign(raw.begin(), raw.end());
+    problems.push_back({pack_->payload_offset, fmt::format("PACK holds {} bytes but PIDX lists no section", raw.size())});
   }
   if (!offsets.empty() && offsets.front() > 0) {
-    prefix.assign(pack_->raw.begin(),
-                  pack_->raw.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(offsets.front(), pack_->raw.size())));
+    prefix.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(offsets.front(), raw.size())));
     problems.push_back({pack_->payload_offset, fmt::format("PACK starts with {} bytes no PIDX entry points at", offsets.front())});
   }
 }
@@ -489,8 +497,16 @@ Result<std::optional<PackSection>> PackCursor::next() {
   auto span = spans_(*entry_);
   if (!span) return error_ = span.error();
   // The span was checked against the loaded payload, so it fits in memory (size_t).
-  const auto bytes = std::span(pack_->raw).subspan(static_cast<std::size_t>(span->begin), static_cast<std::size_t>(span->end - span->begin));
+  const auto bytes = pack_->bytes().subspan(static_cast<std::size_t>(span->begin), static_cast<std::size_t>(span->end - span->begin));
   auto section = decode_section(bytes, pack_->payload_offset + span->begin, section_context(module_, *entry_, &problems_));
+  // Read once, in order: its pages, and the partial page it shares with the section before, need
+  // not stay (the mapping is read-only, so a page dropped early is only read again).
+  if (pack_->in_file()) {
+    const auto page = std::uintptr_t{4096};
+    const auto start = reinterpret_cast<std::uintptr_t>(bytes.data()) / page * page;
+    const auto from = std::max(start, reinterpret_cast<std::uintptr_t>(pack_->bytes().data()) / page * page);
+    release_pages({reinterpret_cast<const std::uint8_t*>(from), reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size() - from});
+  }
   if (!section) return error_ = section.error();
   section->offset = span->begin;
   return std::optional<PackSection>(std::move(section).value());

@@ -29,6 +29,9 @@ Result<StringTable> read_strings(std::span<const std::uint8_t> payload, std::uin
 struct ReadOptions {
   bool load_pack = false;    // keep the PACK payload's bytes (needed to write the module back)
   bool decode_pack = false;  // decode every PACK section (implies load_pack)
+  // Keep a mapped file's PACK where it lies instead of copying it (PackChunk::mapped); sources
+  // that are not mapped files load it as load_pack does.
+  bool map_pack = false;
   // Read only each STRS chunk's count, not its strings: a big scenery's STRS holds the names of
   // every model and is megabytes long, while showing the header needs a few leading strings.
   // A StringFeed loads them afterwards, as far as they are needed.

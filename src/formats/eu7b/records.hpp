@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "io/byte_source.hpp"
+
 namespace sceneria::eu7b {
 
 // A non-fatal finding (validate prints these): the bytes decode, but something is inconsistent.
@@ -360,6 +362,11 @@ struct PackChunk {
   std::uint64_t payload_size = 0;
   bool loaded = false;
   std::vector<std::uint8_t> raw;
+  // Or the payload where it lies in a mapped file (ReadOptions::map_pack): read a section at a
+  // time, each let go after (release_pages), so the module is never resident whole.
+  SharedBytes mapped;
+  std::span<const std::uint8_t> bytes() const { return mapped.owner ? mapped.view : std::span<const std::uint8_t>(raw); }
+  bool in_file() const { return mapped.owner != nullptr; }
   bool decoded = false;
   std::vector<std::uint8_t> prefix;    // bytes before the first section (none in real files)
   std::vector<PackSection> sections;   // in PACK byte order

@@ -1,11 +1,13 @@
 #include "formats/eu7b/validate.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "formats/eu7b/pack.hpp"
+#include "formats/eu7b/reader.hpp"
 
 namespace sceneria::eu7b {
 
@@ -40,6 +42,26 @@ std::vector<Problem> validate(const Module& m) {
 
   const PackChunk* pack = m.pack();
   const std::vector<PidxEntry>* pidx = m.pidx();
+  // One section against its PIDX entry and its own lists.
+  const auto check = [&](const PidxEntry& e, const PackSection& s) {
+    const std::uint64_t at = pack->payload_offset + s.offset;
+    if (s.model_count() != e.model_count)
+      add(at, fmt::format("section ({}, {}) holds {} models but PIDX says {}", e.row, e.col, s.model_count(), e.model_count));
+    if (s.format != SectionFormat::v13) return;
+    for (std::size_t i = 0; i < s.solo.models.size(); ++i) {
+      const Model& mo = s.solo.models[i];
+      if (mo.model_file != kNoIndex && mo.model_file >= s.meshes.size())
+        add(at, fmt::format("section ({}, {}) model {}: mesh index {} outside UMES ({})", e.row, e.col, i, mo.model_file,
+                            s.meshes.size()));
+      if (mo.texture != kNoIndex && mo.texture >= s.textures.size())
+        add(at, fmt::format("section ({}, {}) model {}: texture index {} outside UTEX ({})", e.row, e.col, i, mo.texture,
+                            s.textures.size()));
+      if (mo.cell > 15) add(at, fmt::format("section ({}, {}) model {}: cell {} outside the 4 x 4 grid", e.row, e.col, i, mo.cell));
+    }
+    for (std::size_t i = 0; i < s.inst.size(); ++i)
+      if (s.inst[i].cell > 15)
+        add(at, fmt::format("section ({}, {}) instance {}: cell {} outside the 4 x 4 grid", e.row, e.col, i, s.inst[i].cell));
+  };
   if (pidx) {
     std::uint64_t pidx_at = 0;
     for (const Chunk& c : m.chunks)
@@ -50,30 +72,28 @@ std::vector<Problem> validate(const Module& m) {
         add(pidx_at, fmt::format("PIDX lists section ({}, {}) twice", e.row, e.col));
       if (e.row >= 500 || e.col >= 500)
         add(pidx_at, fmt::format("PIDX section ({}, {}) is outside the 500 x 500 grid", e.row, e.col));
-      if (!pack || !pack->decoded) continue;
-      for (const PackSection& s : pack->sections) {
-        if (s.offset != e.pack_offset) continue;
-        const std::uint64_t at = pack->payload_offset + s.offset;
-        if (s.model_count() != e.model_count)
-          add(at, fmt::format("section ({}, {}) holds {} models but PIDX says {}", e.row, e.col, s.model_count(),
-                              e.model_count));
-        for (std::size_t i = 0; i < s.solo.models.size(); ++i) {
-          const Model& mo = s.solo.models[i];
-          if (s.format != SectionFormat::v13) continue;
-          if (mo.model_file != kNoIndex && mo.model_file >= s.meshes.size())
-            add(at, fmt::format("section ({}, {}) model {}: mesh index {} outside UMES ({})", e.row, e.col, i,
-                                mo.model_file, s.meshes.size()));
-          if (mo.texture != kNoIndex && mo.texture >= s.textures.size())
-            add(at, fmt::format("section ({}, {}) model {}: texture index {} outside UTEX ({})", e.row, e.col, i,
-                                mo.texture, s.textures.size()));
-          if (mo.cell > 15)
-            add(at, fmt::format("section ({}, {}) model {}: cell {} outside the 4 x 4 grid", e.row, e.col, i, mo.cell));
+    }
+    if (pack && pack->decoded) {
+      std::map<std::uint64_t, const PackSection*> at_offset;
+      for (const PackSection& s : pack->sections) at_offset.emplace(s.offset, &s);
+      for (const PidxEntry& e : *pidx)
+        if (auto it = at_offset.find(e.pack_offset); it != at_offset.end()) check(e, *it->second);
+    } else if (pack && pack->loaded) {
+      // Not decoded: each section decoded, checked and let go in turn (a module of millions of
+      // models is validated in a few MB). Every PIDX entry of a shared section is checked.
+      std::vector<std::uint8_t> prefix;
+      PackCursor cursor(m, prefix, out);
+      for (;;) {
+        auto section = cursor.next();
+        if (!section) {
+          add(section.error().offset, section.error().message);
+          break;
         }
-        if (s.format == SectionFormat::v13)
-          for (std::size_t i = 0; i < s.inst.size(); ++i)
-            if (s.inst[i].cell > 15)
-              add(at, fmt::format("section ({}, {}) instance {}: cell {} outside the 4 x 4 grid", e.row, e.col, i,
-                                  s.inst[i].cell));
+        if (!*section) break;
+        const auto& entries = cursor.entries();  // by PACK offset
+        auto it = std::lower_bound(entries.begin(), entries.end(), (*section)->offset,
+                                   [](const PidxEntry* e, std::uint64_t offset) { return e->pack_offset < offset; });
+        for (; it != entries.end() && (*it)->pack_offset == (*section)->offset; ++it) check(**it, **section);
       }
     }
   }

@@ -155,11 +155,11 @@ struct Layout {
   std::size_t total = kHeaderSize;
 };
 
-Error plan(const Module& module, Layout& l) {
+Error plan(const Module& module, Layout& l, const PackWriter* writer = nullptr) {
   const PackChunk* pack_chunk = module.pack();
-  if (pack_chunk) {
+  if (pack_chunk && !writer) {
     if (pack_chunk->decoded) l.pack = encode_pack(*pack_chunk);
-    else if (pack_chunk->loaded) l.pack.payload = pack_chunk->raw;  // not copied
+    else if (pack_chunk->loaded) l.pack.payload = pack_chunk->bytes();  // not copied
     else return Error{Errc::bad_value, pack_chunk->payload_offset,
                       "PACK payload was not loaded; read the module with load_pack to write it"};
   }
@@ -178,8 +178,8 @@ Error plan(const Module& module, Layout& l) {
       chunk = &p;
     }
     BinarySize counted;
-    write_payload(counted, module, l.pack, *chunk);
-    const std::uint64_t size = counted.sink().size;
+    if (!writer || !std::holds_alternative<PackChunk>(chunk->data)) write_payload(counted, module, l.pack, *chunk);
+    const std::uint64_t size = writer && std::holds_alternative<PackChunk>(chunk->data) ? writer->size : counted.sink().size;
     if (size + kChunkHeaderSize > UINT32_MAX)
       return Error{Errc::bad_value, 0, fmt::format("chunk {} is {} bytes, more than a u32 chunk size can hold",
                                                    chunk_name(c.id), size)};
@@ -214,9 +214,12 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned th
   return out;
 }
 
-Error write_module(const Module& module, ByteSink& sink) {
+Error write_module(const Module& module, ByteSink& sink) { return write_module(module, sink, {}); }
+
+Error write_module(const Module& module, ByteSink& sink, const PackWriter& writer) {
+  const PackWriter* pack_writer = writer.write ? &writer : nullptr;
   Layout l;
-  if (Error e = plan(module, l)) return e;
+  if (Error e = plan(module, l, pack_writer)) return e;
   const std::uint32_t version = module.version();
   std::uint8_t head[8];
   std::memcpy(head, kMagic, 4);
@@ -226,8 +229,18 @@ Error write_module(const Module& module, ByteSink& sink) {
   for (const Layout::Slot& s : l.slots) {
     const std::uint32_t ids[2] = {s.chunk->id, static_cast<std::uint32_t>(kChunkHeaderSize + s.size)};
     if (Error e = sink.put(std::span(reinterpret_cast<const std::uint8_t*>(ids), kChunkHeaderSize))) return e;
-    if (std::holds_alternative<PackChunk>(s.chunk->data)) {
-      if (Error e = sink.put(l.pack.payload)) return e;
+    if (const auto* pack = std::get_if<PackChunk>(&s.chunk->data)) {
+      if (pack_writer) {
+        if (Error e = pack_writer->write(sink)) return e;
+        continue;
+      }
+      // In pieces, a mapped file's let go as they are written.
+      constexpr std::size_t kPiece = std::size_t{4} << 20;
+      for (std::size_t at = 0; at < l.pack.payload.size(); at += kPiece) {
+        const auto piece = l.pack.payload.subspan(at, std::min(kPiece, l.pack.payload.size() - at));
+        if (Error e = sink.put(piece)) return e;
+        if (pack->in_file() && !pack->decoded) release_pages(piece);
+      }
       continue;
     }
     buffer.resize(s.size);

@@ -1,6 +1,7 @@
 #pragma once
 // EU7B writer: a decoded Module back to bytes. Unmodified modules come out byte-identical.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -30,5 +31,13 @@ Result<std::vector<std::uint8_t>> write_module(const Module& module, unsigned th
 // The same bytes handed to `sink` chunk by chunk, never held whole: PACK goes from its loaded
 // bytes as they are, every other chunk through one buffer of its size.
 Error write_module(const Module& module, ByteSink& sink);
+
+// The same with PACK's payload written by `pack` (its exact size first): a module whose sections
+// are made as they are written (write_converted).
+struct PackWriter {
+  std::uint64_t size = 0;
+  std::function<Error(ByteSink&)> write;
+};
+Error write_module(const Module& module, ByteSink& sink, const PackWriter& pack);
 
 }  // namespace sceneria::eu7b

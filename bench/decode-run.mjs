@@ -1,0 +1,63 @@
+// EU7B read, validate, dump and convert a section at a time: each command's whole run (wall
+// time and peak resident memory, /usr/bin/time) on generated modules, and the same file read by
+// the reference reader side by side when one is given, alternating so both see the same noise.
+//   node bench/decode-run.mjs [--models 1000000,3000000] [--rounds 5] [--reference PATH]
+// PATH: a program that reads a module whole as the simulator does and exits (`PATH FILE`); the
+// project ships none (docs/performance.md says how the numbers there were made).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'build/native/sceneria');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? fallback : process.argv[i + 1];
+};
+const sizes = arg('models', '1000000,3000000').split(',').map(Number);
+const rounds = Number(arg('rounds', '5'));
+const reference = arg('reference', '');
+const dir = mkdtempSync(join(tmpdir(), 'sceneria-decode-'));
+
+const run = (cmd, args) => {
+  const t = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', 'peak %M', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return { ms, mb: Number(/peak (\d+)\s*$/.exec(r.stderr.toString())?.[1] ?? NaN) / 1024 };
+};
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)];
+
+try {
+  const rows = [];
+  for (const n of sizes) {
+    const file = join(dir, `m${n}.eu7`);
+    run(cli, ['generate', file, '--models', String(n)]);
+    const commands = {
+      validate: ['validate', file],
+      info: ['info', file],
+      dump: ['dump', file, '-o', join(dir, 'dump.json')],
+      'convert (EU7B)': ['convert', file, join(dir, 'copy.eu7')],
+    };
+    const sides = Object.entries(commands).map(([name, args]) => ({ name, cmd: cli, args, ms: [], mb: [] }));
+    if (reference) sides.push({ name: 'reference reader', cmd: reference, args: [file], ms: [], mb: [] });
+    for (let r = 0; r < rounds; r++)
+      for (const s of r % 2 ? [...sides].reverse() : sides) {
+        const m = run(s.cmd, s.args);
+        s.ms.push(m.ms);
+        s.mb.push(m.mb);
+      }
+    const ref = sides.find((s) => s.name === 'reference reader');
+    for (const s of sides)
+      rows.push(`| ${n.toLocaleString('en')} | ${s.name} | ${median(s.ms).toFixed(0)} ms | ${Math.max(...s.mb).toFixed(1)} MB | ` +
+                (ref && s !== ref ? `${(median(ref.ms) / median(s.ms)).toFixed(1)}× | ${(Math.max(...s.mb) / Math.max(...ref.mb)).toFixed(2)} |` : '— | — |'));
+  }
+  console.log(`${rounds} alternating rounds; median wall time, highest peak resident memory`);
+  console.log('| models | command | wall | peak | reference wall ÷ this | this peak ÷ reference peak |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1403,7 +1403,7 @@ class Interpreter {
         double c[3];
         for (double& x : c)
           if (!take_number(r, took, x)) return false;
-        f.raw_colours.insert(f.raw_colours.end(), c, c + 3);
+        if (rgb != &f.lighting.specular) f.raw_colours.insert(f.raw_colours.end(), c, c + 3);
         for (std::size_t k = 0; k < 3; ++k) (*rgb)[k] = static_cast<float>(c[k] / 255.0);
       }
       if (!next_is(r, "endmaterial")) return false;

@@ -1205,6 +1205,11 @@ class Interpreter {
       return;
     }
     if (options_.root && type == "model") return;  // a root's own models are compose_root_pack's
+    build(type, h, b);
+  }
+
+  // A node's record from its header and body tokens, by its type.
+  void build(const std::string& type, const std::vector<Tok>& h, const std::vector<Tok>& b) {
     if (type == "track") track(h, b);
     else if (type == "traction") traction(h, b);
     else if (type == "model") model(h, b, models_);
@@ -1262,15 +1267,7 @@ class Interpreter {
       warn(h[0].at, fmt::format("{} node without {} at the end of the file: skipped", type, kind.end));
       return;
     }
-    if (!keep) return;
-    if (type == "track") track(h, b);
-    else if (type == "traction") traction(h, b);
-    else if (type.rfind("line", 0) == 0) line(h, b, type);
-    else if (type == "memcell") memcell(h, b);
-    else if (type == "eventlauncher") launcher(h, b);
-    else if (type == "sound") sound(h, b);
-    else if (type == "tractionpowersource") power(h, b);
-    else if (type == "dynamic") dynamic(h, b, nullptr);
+    if (keep) build(type, h, b);
   }
 
   void refuse(Reader& r, const std::vector<Tok>& h, const std::vector<Tok>& took, std::string why) {

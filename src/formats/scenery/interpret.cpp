@@ -230,7 +230,7 @@ class Interpreter {
 
   void run(TokenSource& source, std::uint32_t file, const std::vector<std::string>& params, std::uint32_t depth,
            Cut* cut = nullptr) {
-    Reader r{source, file, params, {}, {}};
+    Reader r{source, file, params, {}, {}, {}, {}, {}, false, false};
     Tok t;
     const bool report = file == 0 && options_.progress;
     bool roomy = false;

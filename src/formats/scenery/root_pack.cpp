@@ -104,9 +104,9 @@ std::optional<IncludeSite> include_of(std::string_view piece) {
 }
 
 // A file read whole, as its own document (no parameters, includes not followed).
-Interpreted read_whole(std::span<const std::uint8_t> bytes, const std::string& name) {
+Interpreted read_whole(std::span<const std::uint8_t> bytes, const std::string& name, std::function<void(double)> progress) {
   TextTokenSource source(bytes, {.writer = true});
-  return interpret(source, name, {.reference_writer = true, .sources = false, .exact = true});
+  return interpret(source, name, {.reference_writer = true, .progress = std::move(progress), .sources = false, .exact = true});
 }
 
 // Is it a root of models only (document.hpp isModelOnlyDocument)?
@@ -255,6 +255,7 @@ class Composer {
     Item root;
     root.path = normal(options_.root_path);
     root.relative = root.path;
+    known_ = root_text_.size();
     queue_.push_back(std::move(root));
     while (!queue_.empty()) {
       Item item = std::move(queue_.front());
@@ -293,7 +294,12 @@ class Composer {
   bool exists(const std::string& path) {
     if (path == normal(options_.root_path)) return true;
     if (auto it = exists_.find(path); it != exists_.end()) return it->second;
-    return exists_[path] = open(path) != nullptr;
+    auto source = open(path);
+    if (source) known_ += source->size();
+    return exists_[path] = source != nullptr;
+  }
+  void report(std::uint64_t done) {
+    if (options_.progress) options_.progress(done, known_);
   }
 
   // include_resolve.hpp resolveIncludeSourcePath.
@@ -337,6 +343,8 @@ class Composer {
     auto bytes = bytes_of(path);
     Entry e;
     if (!bytes) return &(entries_[path] = std::move(e));
+    const std::uint64_t before = done_;
+    done_ += bytes->size();
     const bool root = path == normal(options_.root_path);
     const bool big = bytes->size() > kStreamedFileSize;
     const bool whole = root || inc_file(path);
@@ -353,10 +361,13 @@ class Composer {
         for (std::string_view piece : pieces)
           if (starts_with_word(piece, "include"))
             if (auto inc = include_of(piece)) e.includes.push_back(std::move(*inc));
+        report(done_);
         return &(entries_[path] = std::move(e));
       }
     }
-    const Interpreted in = read_whole(*bytes, path);
+    const double size = static_cast<double>(bytes->size());
+    const Interpreted in = read_whole(*bytes, path, [&](double f) { report(before + static_cast<std::uint64_t>(f * size)); });
+    report(done_);
     // The root's own models count only if it holds nothing else (the bake of the root module
     // drops them otherwise, before the compose reads its document again).
     if (!root || models_only(in)) e.models = in.exact_models;
@@ -478,6 +489,7 @@ class Composer {
   std::map<std::string, bool> exists_;
   std::vector<PackModel> out_;
   std::vector<std::string> missing_;
+  std::uint64_t done_ = 0, known_ = 0;  // bytes of the files loaded, and of those found
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 // `origin (pN)`/`rotate 0 (pN) 0`; a child module's own models stay in its own module; the
 // root's own models only when it holds nothing else.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct RootPackOptions {
   AssetResolver* files = nullptr;  // the scenery folder; nullptr: no include is found
   std::vector<std::string>* warnings = nullptr;
   std::vector<std::string>* missing = nullptr;  // the included files not found, each once
+  // How far the reading is: bytes read of the files found so far, and those files' bytes in all
+  // (which grows as includes are found, so the share may step back; callers keep their maximum).
+  std::function<void(std::uint64_t done, std::uint64_t known)> progress = {};
 };
 
 // The root's PACK models in the order the writer hands them to its PACK builder (it keeps that

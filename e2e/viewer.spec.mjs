@@ -161,7 +161,7 @@ test('clicking a track in the view selects it and the inspector shows its name',
   expect(before.mode).toBe('drive');
   const moved = Math.hypot(after.eye[0] - before.eye[0], after.eye[2] - before.eye[2]);
   expect(moved).toBeGreaterThan(30);  // 20 m/s for 2 s, along the curve
-  expect(moved).toBeLessThan(41);
+  expect(moved).toBeLessThan(40.1);  // a chord of a 40 m ride, at the same speed wherever t is stretched
 });
 
 test('a generated 1,000,000-model scenery renders with one draw per visible mesh; search and go to', async ({ page }) => {

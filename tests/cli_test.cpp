@@ -92,6 +92,64 @@ void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes)
 
 std::filesystem::path eu7(const char* rel) { return test::samples_dir() / "maszyna/eu7" / rel; }
 
+// The JSON chunk of a .glb.
+nlohmann::json glb_json(const std::string& path) {
+  const auto bytes = test::read_file(path);
+  EXPECT_GE(bytes.size(), 20u);
+  if (bytes.size() < 20) return {};
+  std::uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 4);
+  return nlohmann::json::parse(bytes.begin() + 20, bytes.begin() + 20 + length);
+}
+
+// A B3D named by a path with folders, from another folder: its .res is found beside it (the
+// file is named under its folder as the formats expect), the export holds the .res's textures,
+// and the describe line counts them. A model whose textures are elsewhere names each one.
+TEST(Cli, ExportsCarryTheTexturesBesideTheInputAndNameTheMissingOnes) {
+  SCENERIA_REQUIRE_SAMPLES();
+  Scratch tmp;
+  namespace fs = std::filesystem;
+  fs::create_directories(tmp.dir / "data");
+  for (const char* f : {"ks.b3d", "ks.res"}) fs::copy_file(test::samples_dir() / "hardtruck" / f, tmp.dir / "data" / f);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(tmp.dir);
+  auto glb = run({"convert", "data/ks.b3d", "ks.glb"});
+  auto obj = run({"convert", "data/ks.b3d", "ks.obj"});
+  auto info = run({"info", "data/ks.b3d", "--json"});
+  fs::current_path(cwd);
+  ASSERT_EQ(glb.code, 0) << glb.err;
+  EXPECT_NE(glb.out.find(", 11 texture images, "), std::string::npos) << glb.out;
+  EXPECT_EQ(glb.err.find("not found"), std::string::npos) << glb.err;
+  const auto j = glb_json(tmp.path("ks.glb"));
+  EXPECT_EQ(j["images"].size(), 11u);
+  std::size_t textured = 0;
+  for (const auto& m : j["materials"]) textured += m["pbrMetallicRoughness"].contains("baseColorTexture");
+  EXPECT_GE(textured, 11u);
+  ASSERT_EQ(obj.code, 0) << obj.err;
+  EXPECT_NE(obj.out.find(", 11 texture images, "), std::string::npos) << obj.out;
+  std::ifstream mtl(tmp.path("ks.mtl"));
+  std::string line;
+  std::size_t maps = 0;
+  while (std::getline(mtl, line))
+    if (line.rfind("map_Kd ks_", 0) == 0) {
+      ++maps;
+      EXPECT_TRUE(fs::exists(tmp.dir / line.substr(7))) << line;
+    }
+  EXPECT_GE(maps, 11u);
+  ASSERT_EQ(info.code, 0) << info.err;
+  EXPECT_EQ(nlohmann::json::parse(info.out)["missingFiles"].size(), 0u) << info.out;
+
+  // e6acta_detale_dual_power.e3d: one texture beside it, its replaceable skin nowhere.
+  const auto model = test::samples_dir() / "maszyna/models/e6acta_detale_dual_power.e3d";
+  auto e3d = run({"convert", model.string(), tmp.path("e6.glb")});
+  ASSERT_EQ(e3d.code, 0) << e3d.err;
+  EXPECT_NE(e3d.out.find(", 1 texture image, "), std::string::npos) << e3d.out;
+  EXPECT_NE(e3d.err.find("warning: not found: skins/eu160-001,1: not found (replaceable skin 1)"), std::string::npos) << e3d.err;
+  EXPECT_EQ(glb_json(tmp.path("e6.glb"))["images"].size(), 1u);
+  auto about = run({"info", model.string()});
+  EXPECT_NE(about.out.find("missing files 1\n"), std::string::npos) << about.out;
+}
+
 TEST(Cli, ValidatePassesACleanSampleAndReportsCorruptionWithItsOffset) {
   SCENERIA_REQUIRE_SAMPLES();
   auto clean = run({"validate", eu7("wrapinc_linia053.v9-pack6.eu7").string()});

@@ -130,6 +130,24 @@ TEST(CameraRig, DriveFollowsConnectedCurvesAtItsSpeed) {
   EXPECT_EQ(rig.drive_speed(), 0.0);
 }
 
+// A straight 100 m curve whose control points are bunched at its start: its t runs slowly there
+// and fast at its end. The ride still covers 20 m each second, wherever it is on the curve.
+TEST(CameraRig, DriveKeepsItsSpeedWhereACurvesParameterIsUneven) {
+  scene::Scene s;
+  scene::TrackCurve a;
+  a.p[0] = {0, 0, 0}; a.p[1] = {0, 0, 1}; a.p[2] = {0, 0, 2}; a.p[3] = {0, 0, 100};
+  a.length = 100;
+  s.tracks = {a};
+  CameraRig rig;
+  ASSERT_TRUE(rig.drive(s, 0));
+  double z = rig.eye().z;
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < 10; ++k) rig.update(0.1, {});
+    EXPECT_NEAR(rig.eye().z - z, 20.0, 0.05) << "second " << i;
+    z = rig.eye().z;
+  }
+}
+
 TEST(CameraRig, FlyMovesAlongTheViewAndModesKeepTheEye) {
   CameraRig rig;
   rig.orbit().target = {100, 0, 100};

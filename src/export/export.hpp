@@ -60,6 +60,14 @@ Result<Options> parse_options(const std::map<std::string, std::string>& params);
 // "instancing=true|false lines=lines|ribbons|none ..." for `sceneria formats`.
 extern const char* const kParams;
 
+// What an export holds that its caller tells the user: the texture images (a model whose textures
+// were not found exports without any), and whether copies are instances (tools without
+// EXT_mesh_gpu_instancing import one copy per mesh).
+struct Written {
+  std::uint32_t images = 0;
+  bool instanced = false;
+};
+
 // A file written beside the main output (a .gltf's .bin and images, an .obj's .mtl).
 struct File {
   std::string name;
@@ -82,6 +90,8 @@ struct Target {
   // Where a big file beside the output (a .gltf's .bin) is written as it is made; unset: into
   // `sidecars` with the small ones.
   std::function<Result<std::unique_ptr<ByteSink>>(const std::string& name)> sidecar_sink = {};
+  // Filled with what the output holds, for a caller's describe line.
+  Written* written = nullptr;
 };
 
 // Where an export's scene comes from: its pieces, made afresh for each walk over them (a .glb

@@ -218,6 +218,7 @@ class GltfWriter {
     add("materials", materials_);
     add("textures", textures_);
     add("images", images_);
+    if (t_.written) t_.written->images = images_.count;
     add("samplers", samplers_);
     add("accessors", accessors_);
     while (held_.size() % 4) held_.push_back(0);
@@ -235,6 +236,7 @@ class GltfWriter {
   Error tail() {
     if (buffer_size() > 0) json_ += "}]";
     if (used_instancing_) json_ += R"(,"extensionsUsed":["EXT_mesh_gpu_instancing"])";
+    if (t_.written) t_.written->instanced = used_instancing_;
     json_ += "}";
     return json_.flush();
   }

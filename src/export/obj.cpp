@@ -3,10 +3,11 @@
 // common `v x y z r g b` extension that Blender and MeshLab read), lines as `l` elements. Written
 // in one pass as the sections come (SceneWalk), handed to the sink about a megabyte at a time;
 // nothing per vertex or per placement is kept.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
 #include <iterator>
+#include <map>
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -231,6 +232,8 @@ class ObjWriter {
         if (!images[m.texture].empty()) text += fmt::format("map_Kd {}\n", images[m.texture]);
       }
     }
+    if (t_.written)
+      t_.written->images = static_cast<std::uint32_t>(std::count_if(images.begin(), images.end(), [](const auto& i) { return !i.second.empty(); }));
     return {text.begin(), text.end()};
   }
 

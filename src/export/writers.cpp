@@ -14,6 +14,7 @@ Target target_for(const Document& document, const WriteOptions& options) {
   t.sidecar_sink = options.sidecar_sink;
   t.source = document.headline();
   t.progress = options.progress;
+  t.written = options.written;
   return t;
 }
 
@@ -33,12 +34,12 @@ Error stream(const Document& document, const WriteOptions& options, ByteSink& si
 
 std::vector<Writer> scene_writers() {
   return {
-      {"glb", ".glb", "glTF 2.0 binary: meshes, materials with textures, instances (EXT_mesh_gpu_instancing)", kParams,
-       gathered<stream<0>>, {}, false, stream<0>},
+      {"glb", ".glb", "glTF 2.0 binary: meshes, materials and their textures, instances (EXT_mesh_gpu_instancing)", kParams,
+       gathered<stream<0>>, {}, false, stream<0>, true},
       {"gltf", ".gltf", "glTF 2.0 JSON with its .bin and images beside it (or inside, as data: URIs)", kParams, gathered<stream<1>>, {},
-       false, stream<1>},
+       false, stream<1>, true},
       {"obj", ".obj", "Wavefront OBJ with its .mtl and images beside it, instances baked", kParams, gathered<stream<2>>, {}, true,
-       stream<2>},
+       stream<2>, true},
   };
 }
 

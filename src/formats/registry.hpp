@@ -83,6 +83,8 @@ struct WriteOptions {
   // The document's path under the folder `assets` stands for ("sub/a.scn"), where a writer
   // resolves what the document names relative to it; empty: its own name.
   std::string relative_name = {};
+  // Scene exports: filled with what the output holds (texture images, instances).
+  exports::Written* written = nullptr;
 };
 
 struct Writer {
@@ -98,6 +100,9 @@ struct Writer {
   // The same output written in pieces as it is made, so it is never held whole (a JSON dump of a
   // module bigger than memory); nullptr: only `write`. Both give the same bytes.
   Error (*stream)(const Document& document, const WriteOptions& options, ByteSink& sink) = nullptr;
+  // Whether its output takes in the files the document references (models, textures): a caller
+  // then lists those that were not found, which would otherwise be missing without a word.
+  bool uses_references = false;
 };
 
 // A format's "json" writer: its Document::dump_to, compact, ending with a newline.

@@ -94,7 +94,10 @@ class FileSource final : public ByteSource {
 
   std::uint64_t size() const override { return size_; }
   Error read(std::uint64_t offset, std::span<std::uint8_t> out) override;
-  const std::string& name() const override { return path_; }
+  const std::string& name() const override { return name_; }
+  // The name readers see, where it is not the path opened: a file's path under the folder its
+  // references are looked up in, so "models/a.e3d" finds its textures in "models/".
+  void rename(std::string name) { name_ = std::move(name); }
   std::optional<std::span<const std::uint8_t>> in_memory() const override;
   std::optional<SharedBytes> shared() const override;
   std::optional<SharedBytes> mapped() const override;
@@ -102,10 +105,10 @@ class FileSource final : public ByteSource {
 
  private:
   FileSource(std::FILE* file, std::uint64_t size, std::string path)
-      : file_(file), size_(size), path_(std::move(path)) {}
+      : file_(file), size_(size), path_(std::move(path)), name_(path_) {}
   std::FILE* file_;  // null when mapped
   std::uint64_t size_;
-  std::string path_;
+  std::string path_, name_;
   std::shared_ptr<const std::uint8_t> mapped_;  // unmaps when the last holder lets go
 };
 

@@ -96,19 +96,33 @@ void CameraRig::update(double seconds, const MoveInput& in) {
   if (mode_ != CameraMode::drive || !scene_ || curve_ < 0) return;
   if (in.forward) drive_speed_ = std::min(drive_speed_ + 8.0 * seconds, 60.0);
   if (in.back) drive_speed_ = std::max(drive_speed_ - 8.0 * seconds, -60.0);
-  // Advance along the curve graph; a dead end stops the ride.
+  // Advance along the curve graph by arc length; a dead end stops the ride. A curve's t is not
+  // uniform in length (control points bunched at one end), so t moves by the metres left over
+  // the metres per unit t where it is, in short steps: a step of t in proportion to the curve's
+  // length ran fast through the curve's stretched parts and slow through the rest.
   double distance = drive_speed_ * seconds;
+  int steps_left = 1 << 16;  // a long pause between frames on tight curves stops short, not hangs
   for (int hops = 0; hops < 64 && std::abs(distance) > 1e-9; ++hops) {
     const scene::TrackCurve& c = scene_->tracks[static_cast<std::size_t>(curve_)];
-    const double length = std::max(c.length, 0.01);
-    const double dt = distance * direction_ / length;
-    const double t = t_ + dt;
-    if (t >= 0.0 && t <= 1.0) {
+    const double fallback = std::max(c.length, 0.01);  // a degenerate curve: its length, evenly
+    const auto rate = [&](double at) {
+      const double r = glm::length(scene::bezier_derivative(c.p, std::clamp(at, 0.0, 1.0)));
+      return r > 1e-6 ? r : fallback;
+    };
+    double t = t_, step = 0;
+    while (std::abs(distance) > 1e-9 && --steps_left > 0) {
+      // At most a metre and a fiftieth of the curve's t a step, t at the step's middle.
+      const double r = rate(t_);
+      const double limit = std::max(std::min(1.0, 0.02 * r), 0.05);
+      step = std::clamp(distance, -limit, limit);
+      t = t_ + step * direction_ / rate(t_ + 0.5 * step * direction_ / r);
+      if (t < 0.0 || t > 1.0) break;
       t_ = t;
-      break;
+      distance -= step;
     }
+    if ((t >= 0.0 && t <= 1.0) || steps_left <= 0) break;
     const int end = t > 1.0 ? 1 : 0;
-    const double used = (end == 1 ? 1.0 - t_ : t_) * length;
+    const double used = std::abs((end - t_) / (t - t_) * step);
     distance -= std::copysign(used, distance);
     if (c.next[end] < 0) {
       t_ = end;

@@ -168,9 +168,13 @@ glm::dvec3 bezier_point(const glm::dvec3 p[4], double t) {
   return u * u * u * p[0] + 3 * u * u * t * p[1] + 3 * u * t * t * p[2] + t * t * t * p[3];
 }
 
-glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t) {
+glm::dvec3 bezier_derivative(const glm::dvec3 p[4], double t) {
   const double u = 1 - t;
-  glm::dvec3 d = 3 * u * u * (p[1] - p[0]) + 6 * u * t * (p[2] - p[1]) + 3 * t * t * (p[3] - p[2]);
+  return 3 * u * u * (p[1] - p[0]) + 6 * u * t * (p[2] - p[1]) + 3 * t * t * (p[3] - p[2]);
+}
+
+glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t) {
+  glm::dvec3 d = bezier_derivative(p, t);
   if (glm::length(d) < 1e-9) d = p[3] - p[0];
   return glm::length(d) < 1e-9 ? glm::dvec3(0, 0, 1) : glm::normalize(d);
 }

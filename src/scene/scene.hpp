@@ -243,6 +243,8 @@ std::ptrdiff_t drop_streamed(Scene& scene, int row, int col);
 // curve points from its start to its end, or along +Z).
 glm::dvec3 bezier_point(const glm::dvec3 p[4], double t);
 glm::dvec3 bezier_direction(const glm::dvec3 p[4], double t);
+// dB/dt: metres per unit of t there (a curve's t is not uniform in length).
+glm::dvec3 bezier_derivative(const glm::dvec3 p[4], double t);
 
 std::uint32_t rgba(float r, float g, float b, float a = 1.0f);
 // A world matrix as translation, rotation and scale; false (and the identity's parts) for one

@@ -111,7 +111,14 @@ Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::
   auto source = FileSource::open(path);
   if (!source) return source.error();
   std::unique_ptr<DirectoryAssets> resolver;
-  if (!assets.empty()) resolver = std::make_unique<DirectoryAssets>(assets);
+  if (!assets.empty()) {
+    resolver = std::make_unique<DirectoryAssets>(assets);
+    // Formats look beside a file by its name's folder: named as it lies under the folder.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path under = fs::weakly_canonical(path, ec).lexically_relative(fs::weakly_canonical(assets, ec));
+    if (!ec && !under.empty() && *under.begin() != "..") (*source)->rename(under.generic_string());
+  }
   auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .texture_base = {}, .threads = cores(), .group = 0, .smoothing = {}});
   if (for_conversion) *for_conversion = std::move(resolver);
   return document;
@@ -135,8 +142,26 @@ int formats_command(bool json, std::ostream& out) {
   return 0;
 }
 
+// Files a document names are looked up from the `scenery` folder nearest above it (the
+// simulator's layout, where includes name "scenery/..." paths), else from its own folder.
+std::filesystem::path default_root(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::absolute(path);
+  for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (iequals(p.filename().string(), "scenery")) return p;
+  return file.parent_path();
+}
+
+// What a file names (textures, a .res, includes) is looked for as a conversion looks for it, so
+// info and validate say what a conversion would find and miss.
+std::string assets_for(const std::string& path, const std::string& assets) {
+  if (!assets.empty()) return assets;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? default_root(path).string() : std::string();
+}
+
 int info(const std::string& path, const std::string& assets, bool json, std::ostream& out, std::ostream& err) {
-  auto document = open_file(path, assets);
+  auto document = open_file(path, assets_for(path, assets));
   if (!document) {
     if (document.error().code == Errc::io && document.error().offset == 0 && document.error().file.empty()) {
       err << "error: " << document.error().message << '\n';
@@ -151,7 +176,7 @@ int info(const std::string& path, const std::string& assets, bool json, std::ost
 }
 
 int validate(const std::string& path, const std::string& assets, std::ostream& out, std::ostream& err) {
-  auto document = open_file(path, assets);
+  auto document = open_file(path, assets_for(path, assets));
   if (!document) return fail(err, path, document.error());
   const auto problems = (*document)->validate();
   for (const auto& p : problems) out << fmt::format("{}: {}\n", location(path, p), p.message);
@@ -230,15 +255,19 @@ class ProgressBar {
   int shown_ = -1;
 };
 
-// Files a document names are looked up from the `scenery` folder nearest above it (the
-// simulator's layout, where includes name "scenery/..." paths), else from its own folder.
-std::filesystem::path default_root(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path file = fs::absolute(path);
-  for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-    if (iequals(p.filename().string(), "scenery")) return p;
-  return file.parent_path();
+// What an export wanted and did not find (textures, models), each named: an export without its
+// textures is otherwise only flat colours. A long list is cut; `validate` gives it whole.
+void warn_missing(const Document& document, AssetResolver* resolver, const std::string& prefix, std::ostream& err) {
+  std::vector<std::string> missing = document.missing_assets();
+  if (resolver)
+    for (const std::string& m : resolver->missing())
+      if (std::find(missing.begin(), missing.end(), m) == missing.end()) missing.push_back(m);
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < missing.size() && i < kShown; ++i) err << "warning: " << prefix << "not found: " << missing[i] << '\n';
+  if (missing.size() > kShown)
+    err << fmt::format("warning: {}{} more not found (sceneria validate lists them all)\n", prefix, missing.size() - kShown);
 }
+
 
 // One file converted: the writer chosen by `target` (a writer id or an output name: "glb",
 // "x.eu7"), files a writer makes beside its output (a .gltf's .bin, an .obj's .mtl and images)
@@ -273,6 +302,8 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
     return std::unique_ptr<ByteSink>(std::move(sink).value());
   };
   options.assets = resolver.get();
+  exports::Written held;
+  options.written = &held;
   options.relative_name = fs::absolute(in_path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal()).generic_string();
   if (options.relative_name.empty() || options.relative_name.rfind("..", 0) == 0) options.relative_name = fs::path(in_path).filename().string();
   if (bar) options.progress = [bar](double done) { (*bar)(done); };
@@ -304,9 +335,16 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
     if (!write_bytes(out_path, bytes, err)) return 1;
     bytes = {};
   }
+  if (writer->uses_references) warn_missing(**document, resolver.get(), bar ? "" : in_path + ": ", err);
   (*document).reset();  // before the output is read back: the two are never held at once
   if (format_for_name(out_path)) return describe_written(out_path, written, out, err);
-  out << fmt::format("{}: {}, {} bytes{}\n", out_path, writer->description, written,
+  std::string holds;
+  if (writer->uses_references) {
+    holds = fmt::format(", {} texture image{}", held.images, held.images == 1 ? "" : "s");
+    // Blender 3.4 (Debian 12's) has no EXT_mesh_gpu_instancing: it imports one copy of each mesh.
+    if (held.instanced) holds += " (tools without EXT_mesh_gpu_instancing, such as Blender 3.4, import one copy per mesh: --no-instancing)";
+  }
+  out << fmt::format("{}: {}{}, {} bytes{}\n", out_path, writer->description, holds, written,
                      sidecars.empty() ? "" : fmt::format(" (+{} beside it)", sidecars.size()));
   return 0;
 }

@@ -552,6 +552,58 @@ TEST(XraySkin, AMotionIsSampledFrameByFrameIntoAnAnimation) {
   EXPECT_NEAR(q.w, 0.70710677f, 1e-5f);
 }
 
+// Every key shape with non-zero parameters, each value worked by hand from LightWave's envelope
+// algorithm (its SDK's interp.c, which blender-xray follows): an interval is drawn by its end
+// key's shape; the Hermite basis at t = 0.5 is h1 = h2 = 0.5, h3 = 0.125, h4 = -0.125.
+TEST(XraySkin, EnvelopeTensionContinuityBiasHermiteAndBezierKeys) {
+  const auto key = [](float value, float time, KeyShape shape, std::array<float, 7> p = {}) {
+    return Key{.value = value, .time = time, .shape = static_cast<std::uint8_t>(shape), .tcb = p};
+  };
+  // Keys (0, 0), (1, 10), (3, 4).
+  Envelope e;
+  // Tension 0.5 on the middle key: arriving there, a = b = (1 - 0.5) = 0.5, scaled by the span
+  // over the span to the next key, 1/3: (0.5 * (4 - 10) + 0.5 * 10) / 3 = 2/3. Leaving the first
+  // key (no previous one): b * d = 10. Value: 0.5 * 10 + 0.125 * 10 - 0.125 * 2/3 = 6.1666667.
+  e.keys = {key(0, 0, KeyShape::tcb), key(10, 1, KeyShape::tcb, {0.5f}), key(4, 3, KeyShape::tcb)};
+  EXPECT_NEAR(evaluate(e, 0.5f), 6.1666667f, 1e-5f);
+  // Continuity 0.5 and bias -0.5 on the middle key, read leaving it (interval 1, t = 0.5 at time
+  // 2): a = 1 * 1.5 * 0.5 = 0.75, b = 1 * 0.5 * 1.5 = 0.75; out = 2/3 * (0.75 * 10 + 0.75 * -6) = 2.
+  // Arriving at the last key (no next one): a * d = -6. Value: 0.5 * 10 + 0.5 * 4 + 0.125 * 2
+  // - 0.125 * -6 = 8.
+  e.keys = {key(0, 0, KeyShape::tcb), key(10, 1, KeyShape::tcb, {0, 0.5f, -0.5f}), key(4, 3, KeyShape::tcb)};
+  EXPECT_NEAR(evaluate(e, 2.0f), 8.0f, 1e-5f);
+  // Without the middle key's parameters the same point is Catmull-Rom: out = 2/3 * (10 - 6) = 8/3,
+  // so the test above sees the parameters.
+  e.keys[1].tcb = {};
+  EXPECT_NEAR(evaluate(e, 2.0f), 7.0f + 0.125f * 8.0f / 3.0f + 0.75f, 1e-5f);
+  // Hermite: tangents given, out of key 0 its param[1] = 2 (no previous key: as given), into key 1
+  // its param[0] = 4 scaled by 1/3: 0.5 * 10 + 0.125 * 2 - 0.125 * 4/3 = 5.0833333.
+  e.keys = {key(0, 0, KeyShape::hermite, {0, 0, 0, 0, 2}), key(10, 1, KeyShape::hermite, {0, 0, 0, 4}), key(4, 3, KeyShape::linear)};
+  EXPECT_NEAR(evaluate(e, 0.5f), 5.0833333f, 1e-5f);
+  // The 1D Bézier shape reads its tangents as Hermite does.
+  e.keys[1].shape = static_cast<std::uint8_t>(KeyShape::bezier);
+  EXPECT_NEAR(evaluate(e, 0.5f), 5.0833333f, 1e-5f);
+  // 2D Bézier: handles (time, value) relative to their keys, out of key 0 (1/3, 3), into key 1
+  // (-1/3, -6), so the curve's time is linear in its parameter and time 0.5 is u = 0.5:
+  // 0.125 * 0 + 0.375 * 3 + 0.375 * (10 - 6) + 0.125 * 10 = 3.875.
+  e.keys = {key(0, 0, KeyShape::bezier2, {0, 0, 0, 0, 0, 1.0f / 3, 3}), key(10, 1, KeyShape::bezier2, {0, 0, 0, -1.0f / 3, -6}),
+            key(4, 3, KeyShape::linear)};
+  EXPECT_NEAR(evaluate(e, 0.5f), 3.875f, 1e-4f);
+  // Linear keys and the behaviours past the ends: (0,0) (1,10) (3,4).
+  e.keys = {key(0, 0, KeyShape::linear), key(10, 1, KeyShape::linear), key(4, 3, KeyShape::linear)};
+  EXPECT_NEAR(evaluate(e, 2.0f), 7.0f, 1e-6f);
+  e.pre = e.post = 5;  // linear: on along the end intervals' slopes, 10 per second before, -3 after
+  EXPECT_NEAR(evaluate(e, -1.0f), -10.0f, 1e-5f);
+  EXPECT_NEAR(evaluate(e, 4.0f), 1.0f, 1e-5f);
+  e.post = 3;  // oscillate: time 4 is in the second, mirrored cycle, at time 3 - 1 = 2
+  EXPECT_NEAR(evaluate(e, 4.0f), 7.0f, 1e-5f);
+  e.post = 4;  // offset repeat: time 1 of the next cycle, raised by 4 - 0
+  EXPECT_NEAR(evaluate(e, 4.0f), 14.0f, 1e-5f);
+  // A step end key holds the start key's value over its interval.
+  e.keys[1].shape = static_cast<std::uint8_t>(KeyShape::step);
+  EXPECT_NEAR(evaluate(e, 0.5f), 0.0f, 1e-6f);
+}
+
 TEST(XraySkin, EnvelopesFollowLightWaveShapesAndBehaviours) {
   Envelope e;
   e.pre = 1, e.post = 1;  // constant

@@ -268,7 +268,6 @@ void warn_missing(const Document& document, AssetResolver* resolver, const std::
     err << fmt::format("warning: {}{} more not found (sceneria validate lists them all)\n", prefix, missing.size() - kShown);
 }
 
-
 // One file converted: the writer chosen by `target` (a writer id or an output name: "glb",
 // "x.eu7"), files a writer makes beside its output (a .gltf's .bin, an .obj's .mtl and images)
 // written beside it, and the output described by reading it back where the core reads its format.

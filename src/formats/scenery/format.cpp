@@ -391,8 +391,11 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   // it reaches (root_pack.hpp): from the scenery folder given, else from what the document kept
   // of its includes when it opened.
   std::vector<PackModel> pack;
-  double shown = 0;  // the bar never steps back
-  std::uint64_t composed_bytes = 0;
+  // The bar covers the files the compose reads, then the root read once more for its module,
+  // and never steps back.
+  double shown = 0;
+  const auto show = [&](double share) { options.progress(shown = std::max(shown, share)); };
+  std::uint64_t composed = 0, own = 0;  // bytes of the files the compose found; of the root
   if (root) {
     // The writer reads text only: a twin is read as the text it holds.
     const std::string text = s->twin() ? decompile(*s->twin()) : std::string();
@@ -400,12 +403,10 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
         s->twin() ? std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()) : s->bytes();
     std::vector<std::string> notes, missing;
     AssetResolver* files = options.assets ? options.assets : s->include_files();
-    // The bar covers the files the compose reads, then the root read once more for its module.
-    const auto extra = static_cast<std::uint64_t>(bytes.size());
+    own = bytes.size();
     const auto report = [&](std::uint64_t done, std::uint64_t known) {
-      composed_bytes = known;
-      shown = std::max(shown, static_cast<double>(done) / static_cast<double>(known + extra));
-      options.progress(shown);
+      composed = known;
+      show(static_cast<double>(done) / static_cast<double>(known + own));
     };
     auto composed = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s->name() : options.relative_name,
                                               .files = files, .warnings = &notes, .missing = &missing,
@@ -429,13 +430,10 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   how.root = root;
   how.pack_models = &pack;
   how.progress = options.progress;
-  if (root && options.progress && composed_bytes) {
-    const double own = static_cast<double>(s->bytes().size() ? s->bytes().size() : 1);
+  if (root && options.progress && composed)
     how.progress = [&](double f) {
-      shown = std::max(shown, (static_cast<double>(composed_bytes) + f * own) / (static_cast<double>(composed_bytes) + own));
-      options.progress(shown);
+      show((static_cast<double>(composed) + f * static_cast<double>(own)) / static_cast<double>(composed + own));
     };
-  }
   how.threads = options.threads;
   how.sources = false;
   Interpreted compiled = interpret(*s->tokens({.writer = true}), s->name(), how);

@@ -39,7 +39,7 @@ export function createEngine(core, read) {
                                   (fraction) => progress({ phase: `writing ${request.name || request.to}`, fraction }), request.name || '');
         if (!r.ok) fail(json(r.error));
         return { name: request.name, bytes: r.bytes, files: r.files, zip: r.zip, writer: r.writer, extension: r.extension,
-                 losses: json(r.losses) };
+                 losses: json(r.losses), images: r.images, advice: r.advice };
       }
       case 'close':
         doc?.close();

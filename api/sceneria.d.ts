@@ -109,6 +109,10 @@ export interface Converted {
   writer: string;
   extension: string;
   losses: string[];
+  /** Texture images a scene export holds (0: none of its textures was found). */
+  images: number;
+  /** What the writer says about reading its output, in its options' terms ('' when nothing). */
+  advice: string;
 }
 
 export declare function formats(): Promise<FormatInfo[]>;

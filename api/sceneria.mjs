@@ -94,9 +94,31 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
   }
   if (typeof source === 'string') {
     if (!isNode) throw new TypeError('a file path opens in Node only; in the browser pass a File, bytes or a URL');
-    const { readFile } = await import('node:fs/promises');
-    const { basename } = await import('node:path');
-    return { bytes: new Uint8Array(await readFile(source)), name: name || basename(source), assets: await resolveAssets(assets) };
+    const { readFile, realpath } = await import('node:fs/promises');
+    const { basename, dirname, relative, resolve, sep } = await import('node:path');
+    // As the CLI looks: the files a path names (a .res, textures, includes) under `assets`, by
+    // default the nearest folder its format names above it (`scenery`, `gamedata`), else its own
+    // folder; the file is
+    // named as it lies there, since a format looks for what it names by its name's folder.
+    const file = await realpath(resolve(source));
+    let root = assets;
+    if (root === undefined) {
+      root = dirname(file);
+      const lower = file.toLowerCase();
+      const folder = list.find((f) => f.reads && f.extensions.some((e) => lower.endsWith(e)))?.assetsFolder;
+      if (folder) {
+        for (let p = dirname(file); p !== dirname(p); p = dirname(p))
+          if (basename(p).toLowerCase() === folder) { root = p; break; }
+      }
+    }
+    let under = basename(file);
+    if (typeof root === 'string') {
+      const rel = relative(await realpath(resolve(root)), file);
+      if (rel && !rel.startsWith('..') && !rel.startsWith(sep)) under = rel.split(sep).join('/');
+    }
+    // A default folder that cannot be listed whole (a permission) leaves the file on its own.
+    const listed = assets === undefined ? await resolveAssets(root).catch(() => null) : await resolveAssets(root);
+    return { bytes: new Uint8Array(await readFile(file)), name: name || under, assets: listed };
   }
   if (source && typeof source === 'object') {
     const entries = Object.entries(source);
@@ -174,8 +196,12 @@ export class SceneriaDocument {
 
 // Opens a document: open(source, {name, assets, main, onProgress, signal}) (see resolveSource).
 export async function open(source, options = {}) {
-  const list = source && typeof source === 'object' && !(source instanceof Uint8Array) && !(source instanceof ArrayBuffer) &&
-               !(typeof Blob !== 'undefined' && source instanceof Blob) && !(source instanceof URL) ? await formats() : [];
+  // The registry, where the source needs it: a map of files (which is the document) or a path
+  // (where its format's references lie).
+  const isMap = source && typeof source === 'object' && !(source instanceof Uint8Array) && !(source instanceof ArrayBuffer) &&
+                !(typeof Blob !== 'undefined' && source instanceof Blob) && !(source instanceof URL);
+  const isPath = typeof source === 'string' && !/^(https?|blob|data):/i.test(source);
+  const list = isMap || isPath ? await formats() : [];
   const resolved = await resolveSource(source, options, list);
   const channel = await startWorker();
   try {
@@ -192,7 +218,8 @@ export async function open(source, options = {}) {
 // signal, ...writer options}). `to`: a writer id or extension ('glb', 'gltf', 'obj', 'json',
 // 'eu7', 'scn', 'scnb', ...: doc.info().capabilities.writes). Writer options: the scene exports'
 // instancing, lines, recentre, area, extras, textures; EU7B's version and pack-format. Resolves
-// to {name, bytes, files: [{name, bytes}], zip, writer, extension, losses}: `files` are written
+// to {name, bytes, files: [{name, bytes}], zip, writer, extension, losses, images, advice}: `images`
+// counts a scene export's texture images, `advice` is the writer's word on reading it; `files` are written
 // beside the output (with `separate: true`: an OBJ's .mtl and images, a .gltf's .bin), `zip`
 // holds the output and them in one archive. A signal's abort stops the worker: the document closes.
 export function convert(document, { to, name, lossy = true, onProgress, signal, ...params } = {}) {
@@ -205,6 +232,6 @@ export function convert(document, { to, name, lossy = true, onProgress, signal, 
     return Promise.reject(Object.assign(new Error(`a ${document.format} document can be written as ${writes.map((w) => w.id).join(', ') || 'nothing'}, not as '${to}'`),
                                         { code: 'bad_value' }));
   }
-  const stem = (document.name || 'scene').replace(/\.[^.]*$/, '');
+  const stem = (document.name || 'scene').split('/').pop().replace(/\.[^.]*$/, '');
   return document._convert({ to: writer.id, name: name || stem + writer.extension, params, lossy }, { onProgress, signal });
 }

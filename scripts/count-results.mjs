@@ -4,7 +4,8 @@
 //   - a suite whose report is missing or empty counts as one failure;
 //   - a suite that ran fewer tests than it listed before running (a crash, an early stop) counts
 //     the missing ones as failures;
-//   - GoogleTest's SUPPRESSED (disabled) and SKIPPED tests count as skipped, not passed;
+//   - GoogleTest's SUPPRESSED (disabled) and SKIPPED tests count as skipped, not passed; under
+//     CI=true a skipped test is a failure (a CI run that skips something did not check it);
 //   - a fuzz target that failed, did not build, ran no input or had no seeds is a failure; fuzz
 //     runs are not tests, so they never add to "passed".
 // Usage: node scripts/count-results.mjs RESULTS_DIR   (exit 1 if anything failed or nothing ran)
@@ -12,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.argv[2];
+const underCi = process.env.CI === 'true';
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const problems = [];
 const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8')); } catch { return null; } };
@@ -26,12 +28,17 @@ function add(name, c, expected, extraFailed = 0) {
   if (ran === 0) {
     problems.push(`${name}: no test ran`);
     c.failed += 1;
-  } else if (expected === null) {
-    problems.push(`${name}: the number of tests it holds is unknown`);
+  } else if (expected === null || expected === 0) {
+    problems.push(`${name}: the number of tests it holds is unknown (no listing before the run)`);
     c.failed += 1;
   } else if (ran < expected) {
     problems.push(`${name}: ${ran} of ${expected} tests reported; the other ${expected - ran} count as failed`);
     c.failed += expected - ran;
+  }
+  if (underCi && c.skipped > 0) {
+    problems.push(`${name}: ${c.skipped} skipped under CI=true, counted as failed`);
+    c.failed += c.skipped;
+    c.skipped = 0;
   }
   c.failed += extraFailed;
   const of = expected !== null ? ` (of ${expected})` : '';
@@ -59,12 +66,12 @@ for (const suite of ['native', 'wasm']) {
   add(suite, c, readNumber(join(dir, `${suite}.expected`)));
 }
 
-// node --test (TAP): its own closing counts; "# tests" is what the run held.
+// node --test (TAP): its own closing counts, against the listing made before the run (scripts/test).
 {
   const tap = existsSync(join(dir, 'node.tap')) ? readFileSync(join(dir, 'node.tap'), 'utf8') : '';
   const count = (key) => Number((tap.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) || [])[1] ?? 0);
   const c = { passed: count('pass'), failed: count('fail') + count('cancelled'), skipped: count('skipped') + count('todo') };
-  add('node', c, tap ? count('tests') : null);
+  add('node', c, readNumber(join(dir, 'node.expected')));
 }
 
 // Playwright: the summary reporter's counts, with the number of tests the run held and any

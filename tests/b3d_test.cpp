@@ -536,6 +536,28 @@ TEST(B3dScene, TheSampleIsTexturedFromItsResources) {
   for (const scene::Section& sec : s->sections)
     for (const scene::Instance& in : sec.instances) triangles += s->meshes[in.mesh].indices.size() / 3;
   EXPECT_GE(textured, 11u);
+  // Each material wears the TEXTUREFILES entry its MATERIALS line names ("tex 3": the third),
+  // by the independent reader's listing of ks.res.
+  const nlohmann::json res_ref = reference()["res"]["sections"];
+  std::vector<std::string> files;
+  std::map<std::string, std::string> lines;
+  for (const auto& sec : res_ref) {
+    if (sec["name"] == "TEXTUREFILES") files = sec["entries"].get<std::vector<std::string>>();
+    if (sec["name"] == "MATERIALS") lines = sec["materials"].get<std::map<std::string, std::string>>();
+  }
+  ASSERT_EQ(files.size(), 12u);
+  std::size_t bound = 0;
+  for (const scene::Material& m : s->materials) {
+    const auto line = lines.find(m.name);
+    if (line == lines.end() || m.texture == scene::kNoTexture) continue;
+    const std::size_t number = std::stoul(line->second.substr(4));  // "tex N ..." or "ttx N ..."
+    ASSERT_GE(number, 1u);
+    std::string want = files.at(number - 1);
+    want = want.substr(want.find('\\') + 1);  // "txr\t02_ks.txr" → "t02_ks.txr"
+    EXPECT_NE(s->textures.at(m.texture).name.find(want), std::string::npos) << m.name << " wears " << s->textures.at(m.texture).name << ", not " << want;
+    ++bound;
+  }
+  EXPECT_GE(bound, 11u);
   EXPECT_GE(masked, 1u);   // ttx: colour-keyed
   EXPECT_GE(blended, 1u);  // transp 0.25
   EXPECT_GT(triangles, 300u);

@@ -80,7 +80,7 @@ TEST(ByteSource, EmptyFileAndMemorySources) {
 // A scenery opened for conversion reads its text only when written (OpenOptions::deferred), long
 // after the file source it came from is gone: it must still compile to the reference module.
 TEST(ByteSource, DeferredSceneryOutlivesItsFileSource) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const auto text = test::samples_dir() / "maszyna/text/TD.scn";
   std::unique_ptr<Document> document;
   {

@@ -3,6 +3,7 @@
 // every sample written back byte for byte; and hostile files refused with the chunk and offset.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "formats/e3d/e3d.hpp"
 #include "formats/registry.hpp"
+#include "formats/textures.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::e3d {
@@ -51,7 +53,7 @@ void expect_floats(const json& want, std::span<const float> got, const std::stri
 
 TEST(E3d, EverySampleDecodesLikeTheEngine) {
   const auto samples = e3d_samples();
-  if (samples.empty()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   ASSERT_EQ(samples.size(), 8u);
   for (const auto& path : samples) {
     SCOPED_TRACE(path.filename().string());
@@ -153,7 +155,7 @@ TEST(E3d, EverySampleDecodesLikeTheEngine) {
 
 TEST(E3d, EverySampleIsWrittenBackByteForByte) {
   const auto samples = e3d_samples();
-  if (samples.empty()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   for (const auto& path : samples) {
     const auto bytes = test::read_file(path);
     auto model = read_model(bytes);
@@ -224,7 +226,7 @@ TEST(E3d, VariantsNoSampleHasRoundTrip) {
 
 TEST(E3d, HostileFilesAreRefusedWithTheChunkAndOffset) {
   const auto samples = e3d_samples();
-  if (samples.empty()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const auto bytes = test::read_file(test::samples_dir() / "maszyna/models/oslony_syren.e3d");
   // Every cut refuses the file: the E3D0 size no longer fits.
   for (std::size_t n = 0; n < bytes.size(); n += 7) {
@@ -333,6 +335,84 @@ TEST(E3d, TexturesAndSkinsAreFoundAsTheEngineFindsThem) {
   ASSERT_EQ(missing.size(), 2u);
   EXPECT_NE(missing[0].find("components/kratka"), std::string::npos);
   EXPECT_NE(missing[1].find("skin set"), std::string::npos);
+}
+
+// The scene carries every vertex's UV as the file holds it, checked against the engine's first
+// vertex of each submodel in the reference summaries (a UV lost between the records and the
+// scene would draw every texture as one texel).
+TEST(E3d, EverySamplesSceneCarriesTheEnginesUvs) {
+  const auto samples = e3d_samples();
+  SCENERIA_REQUIRE_SAMPLES();
+  ASSERT_EQ(samples.size(), 8u);
+  std::size_t checked = 0;
+  for (const auto& path : samples) {
+    SCOPED_TRACE(path.filename().string());
+    const json ref = summary_of(path);
+    const auto bytes = test::read_file(path);
+    const auto model = read_model(bytes);
+    ASSERT_TRUE(model.ok());
+    MemorySource source(bytes, path.filename().string());
+    auto doc = open_document(source);
+    ASSERT_TRUE(doc.ok()) << doc.error().describe();
+    auto scene = (*doc)->scene();
+    ASSERT_TRUE(scene.ok());
+    // Meshes come in submodel order, named after their submodels; hidden ones are left out.
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < model->submodels.size(); ++i) {
+      const Submodel& sub = model->submodels[i];
+      const json& r = ref["submodels"][i];
+      if (r["type_name"] != "GL_TRIANGLES" || sub.vertex_count <= 0) continue;
+      std::size_t k = next;
+      while (k < scene->meshes.size() && scene->meshes[k].name != r["name"].get<std::string>()) ++k;
+      if (k == scene->meshes.size()) continue;  // hidden by default
+      next = k + 1;
+      const scene::Mesh& mesh = scene->meshes[k];
+      SCOPED_TRACE(mesh.name);
+      ASSERT_EQ(mesh.uvs.size(), static_cast<std::size_t>(sub.vertex_count));
+      expect_floats(r["first_vertex"]["uv"], std::array<float, 2>{mesh.uvs[0].x, mesh.uvs[0].y}, "scene's first uv");
+      for (std::int32_t v = 0; v < sub.vertex_count; ++v) {
+        const Vertex x = model->vertex(static_cast<std::size_t>(sub.vertex_offset + v));
+        ASSERT_EQ(mesh.uvs[static_cast<std::size_t>(v)], glm::vec2(x.uv[0], x.uv[1])) << "vertex " << v;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 20u);
+}
+
+// A TGA, PNG, BMP or JPEG is kept bottom row first, as the engine keeps it (v = 0 samples the
+// picture's foot); a DDS as stored. A TGA says where its rows start (descriptor bit 5).
+TEST(E3d, PicturesKeepTheEnginesRowOrder) {
+  // 1 x 2, 32-bit: stored rows red then blue.
+  const auto tga = [](bool top_left) {
+    std::vector<std::uint8_t> b(18, 0);
+    b[2] = 2, b[12] = 1, b[14] = 2, b[16] = 32, b[17] = static_cast<std::uint8_t>(8 | (top_left ? 0x20 : 0));
+    for (std::uint8_t c : {0, 0, 255, 255, 255, 0, 0, 255}) b.push_back(c);  // BGRA red, BGRA blue
+    return b;
+  };
+  const auto first_row = [](const scene::Texture& t) { return std::array<std::uint8_t, 3>{t.levels[0][0], t.levels[0][1], t.levels[0][2]}; };
+  const std::array<std::uint8_t, 3> red{255, 0, 0}, blue{0, 0, 255};
+  // Bottom-left origin (TGA's default): the first stored row is the foot, and stays first.
+  EXPECT_EQ(first_row(decode_texture(tga(false), "a", ImageRows::bottom_first).value()), red);
+  EXPECT_EQ(first_row(decode_texture(tga(false), "a", ImageRows::top_first).value()), blue);
+  // Top-left origin: the first stored row is the top, so the last one comes first.
+  EXPECT_EQ(first_row(decode_texture(tga(true), "a", ImageRows::bottom_first).value()), blue);
+  EXPECT_EQ(first_row(decode_texture(tga(true), "a", ImageRows::top_first).value()), red);
+  // A model's textures are read the engine's way.
+  MemoryAssets assets;
+  assets.add("m/kratka.tga", tga(true));
+  const auto dir = test::samples_dir() / "maszyna/models";
+  SCENERIA_REQUIRE_SAMPLES();
+  MemorySource source(test::read_file(dir / "e6acta_detale_dual_power.e3d"), "m/e6acta_detale_dual_power.e3d");
+  auto doc = open_document(source, {.assets = &assets});
+  ASSERT_TRUE(doc.ok()) << doc.error().describe();
+  auto scene = (*doc)->scene();
+  ASSERT_TRUE(scene.ok());
+  const auto& look = scene->materials.at(scene->meshes.at(1).parts.at(0).material);
+  ASSERT_NE(look.texture, scene::kNoTexture);
+  const scene::Texture& t = scene->textures.at(look.texture);
+  ASSERT_EQ(t.format, scene::Texture::Format::rgba8);
+  EXPECT_EQ(first_row(t), blue);
 }
 
 }  // namespace

@@ -287,7 +287,7 @@ std::string outcome(ByteSource& source, unsigned threads) {
 // one-thread module, problems in the same order and the same first error, for every sample and
 // for every sample with one chunk's first four payload bytes made 0xFF (a count that cannot be).
 TEST(Eu7bConformance, ChunksDecodedOnTwoThreadsAreTheOneThreadModule) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   std::size_t files = 0, broken = 0;
   for (const auto& path : test::eu7_samples()) {
     const auto bytes = test::read_file(path);
@@ -314,7 +314,7 @@ TEST(Eu7bConformance, ChunksDecodedOnTwoThreadsAreTheOneThreadModule) {
 // Problems from the pass and from chunks decoded after it keep the one-thread order, and of two
 // broken chunks the earlier one's error is the one reported.
 TEST(Eu7bConformance, ChunksDecodedOnTwoThreadsKeepProblemOrderAndTheFirstError) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   std::size_t checked = 0;
   for (const auto& path : test::eu7_samples()) {
     const auto bytes = test::read_file(path);

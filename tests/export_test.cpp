@@ -365,7 +365,7 @@ TEST(ExportObj, InstancesAreBakedWithMaterialsBeside) {
 // The real module with 77 models in PACK sections: every model of the reference decode is an
 // instance in the export, where the reference reader put it.
 TEST(ExportGltf, APackModuleExportsEveryModelWhereTheReferenceDecodePutsIt) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const auto path = test::samples_dir() / "maszyna/eu7/wrapinc_linia053.v9-pack6.eu7";
   MemorySource source(test::read_file(path), path.filename().string());
   auto document = open_document(source);
@@ -411,7 +411,7 @@ TEST(ExportGltf, APackModuleExportsEveryModelWhereTheReferenceDecodePutsIt) {
 // An E3D model exports as its submodel tree: a node per submodel under its parent, with the
 // submodel's name, own matrix and record, and each drawn submodel's mesh where the viewer draws it.
 TEST(ExportGltf, AModelExportsItsSubmodelTreeAsNodes) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const auto path = test::samples_dir() / "maszyna/models/e6acta_pantograf.e3d";
   MemorySource source(test::read_file(path), path.filename().string());
   auto document = open_document(source);

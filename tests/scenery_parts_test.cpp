@@ -81,7 +81,7 @@ std::string big_text() {
 }
 
 TEST(SceneryParts, TwoPartsJoinToTheOnePassModuleByteForByte) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const std::string text = big_text();
   ASSERT_GT(text.size(), std::size_t{4} << 20);  // big enough to be cut
   const Compiled one = compile(text, 1), parts = compile(text, 2);
@@ -104,7 +104,7 @@ TEST(SceneryParts, TwoPartsJoinToTheOnePassModuleByteForByte) {
 }
 
 TEST(SceneryParts, APartStartingInsideAnOriginIsDroppedAndTheResultIsStillOnePass) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   // The whole text inside one origin: the second part would start with none open.
   const std::string text = "origin 1000 0 -1000\n" + big_text() + "endorigin\n";
   const Compiled one = compile(text, 1), parts = compile(text, 2);
@@ -124,7 +124,7 @@ std::string big_text_cut_in_a_comment() {
 }
 
 TEST(SceneryParts, APartStartingInsideACommentIsDroppedAndTheResultIsStillOnePass) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const std::string text = big_text_cut_in_a_comment();
   const Compiled one = compile(text, 1), parts = compile(text, 2);
   EXPECT_EQ(parts.in.parts, 1u);
@@ -160,7 +160,7 @@ TEST(SceneryParts, ModuleWrittenOnTwoThreadsIsTheOneThreadModule) {
 // Opened for a conversion (deferred), a scenery is read when first asked and then answers as one
 // opened to be viewed; its compile is the same module.
 TEST(SceneryParts, DeferredOpeningReadsOnFirstNeedAndCompilesTheSame) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const auto bytes = test::read_file(test::samples_dir() / "maszyna/text/TD.scn");
   MemorySource a(bytes, "TD.scn"), b(bytes, "TD.scn");
   auto now = open_document(a, {}), later = open_document(b, {.deferred = true});
@@ -193,7 +193,7 @@ Baked bake_text(const std::string& text, unsigned threads) {
 }
 
 TEST(SceneryParts, TwinBakedInPartsIsTheOnePassTwinByteForByte) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   // The second part has its own strings (renumbered on joining, markers re-measured), includes
   // (TD.scn's, with parameters) and quoted tokens.
   const std::string text = big_text() + "node -1 0 \"Quoted Name\" model 1 2 3 0 \"Lamp.t3d\" none endmodel\n";
@@ -212,7 +212,7 @@ TEST(SceneryParts, TwinBakedInPartsIsTheOnePassTwinByteForByte) {
 }
 
 TEST(SceneryParts, TwinPartStartingInsideACommentIsDropped) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   const std::string text = big_text_cut_in_a_comment();
   const Baked one = bake_text(text, 1), parts = bake_text(text, 2);
   EXPECT_EQ(parts.parts, 1u);
@@ -223,7 +223,7 @@ TEST(SceneryParts, TwinPartStartingInsideACommentIsDropped) {
 // node's values (the reference's quirk). Where the last part has no earlier visual node, those
 // values are in the part before it: the parts cannot be joined, and the bake is one pass.
 TEST(SceneryParts, TwinPartNeedingThePreviousPartsPositionIsNotJoined) {
-  if (!test::samples_available()) GTEST_SKIP() << "samples not found";
+  SCENERIA_REQUIRE_SAMPLES();
   std::string text = big_text();
   std::string infra;
   while (infra.size() < text.size() + text.size() / 4) infra += "node -1 0 p unknowntype 1 2 3\n";  // the middle is in here

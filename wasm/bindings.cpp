@@ -305,8 +305,9 @@ val write_failed(const sceneria::Error& e) {
 
 // A document written as one of its format's targets (a writer id or a file name/extension:
 // "twin", ".scnb", "x.eu7", "glb"): {ok: true, bytes: Uint8Array, writer, extension, losses: [...],
-// files: [{name, bytes}], zip} or {ok: false, error}. `params` is a JSON object of the writer's
-// options; `progress`, if a function, is called with the share done (0 to 1) while a long write
+// images, advice, files: [{name, bytes}], zip} or {ok: false, error}: `images` counts the texture
+// images a scene export holds, `advice` is what its writer says about reading it ("" when nothing).
+// `params` is a JSON object of the writer's options; `progress`, if a function, is called with the share done (0 to 1) while a long write
 // runs. `name` is the output's file name: files a writer makes beside it (an OBJ's .mtl and
 // images) are named after it and come back in `files`, and then `zip` holds the output and them
 // in one archive for a download (null when there are none). A scene export draws the models the
@@ -326,6 +327,8 @@ val write_document(const sceneria::Document& document, sceneria::AssetResolver* 
   std::vector<sceneria::exports::File> files;
   options.name = name;
   options.assets = assets;
+  sceneria::exports::Written written;
+  options.written = &written;
   if (progress.typeOf().as<std::string>() == "function") options.progress = [&progress](double done) { progress(done); };
   const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
   if (p.is_object())
@@ -342,6 +345,8 @@ val write_document(const sceneria::Document& document, sceneria::AssetResolver* 
     out.set("writer", std::string(writer->id));
     out.set("extension", std::string(writer->extension));
     out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+    out.set("images", written.images);
+    out.set("advice", written.advice);
     out.set("files", val::array());
     out.set("bytes", sink.joined());
     out.set("zip", val::null());
@@ -353,6 +358,8 @@ val write_document(const sceneria::Document& document, sceneria::AssetResolver* 
   out.set("writer", std::string(writer->id));
   out.set("extension", std::string(writer->extension));
   out.set("losses", val(to_text(nlohmann::ordered_json(losses))));
+  out.set("images", written.images);
+  out.set("advice", written.advice);
   val list = val::array();
   for (const auto& f : files) {
     val file = val::object();

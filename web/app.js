@@ -153,6 +153,7 @@ $('save').addEventListener('click', async () => {
   if (!r) return;
   if (!r.ok) { notice(`${out}: ${r.error.message}`); status(`${out}: not written`); return; }
   for (const loss of r.losses.slice(0, 10)) notice(`${out}: ${loss}`);
+  if (r.advice) notice(`${out}: ${r.advice}`);
   // With files beside it (an OBJ's .mtl and images), one ZIP of them all.
   const [bytes, file] = r.zip ? [r.zip, out.replace(/\.[^.]*$/, '') + '.zip'] : [r.bytes, out];
   const link = document.createElement('a');
@@ -160,10 +161,11 @@ $('save').addEventListener('click', async () => {
   link.download = file;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-  window.sceneria.lastExport = { name: file, bytes: bytes.length, files: (r.files || []).map((f) => f.name), reads: r.reads };
+  window.sceneria.lastExport = { name: file, bytes: bytes.length, images: r.images, files: (r.files || []).map((f) => f.name), reads: r.reads };
   // A streamed scenery's export read its sections as it reached them: say how much it fetched.
   const fetched = r.reads ? ` (${number.format(r.reads.requests)} reads, ${number.format(r.reads.bytes)} bytes fetched)` : '';
-  status(`${file}: ${number.format(bytes.length)} bytes written${fetched}`);
+  const images = r.images ? `, ${number.format(r.images)} texture image${r.images === 1 ? '' : 's'}` : '';
+  status(`${file}: ${number.format(bytes.length)} bytes written${images}${fetched}`);
 });
 
 // Files the document refers to that are not among those opened with it (or not next to its URL).

@@ -103,7 +103,8 @@ export class Parser {
   // The open document `doc` written as one of its format's targets: a writer id or an extension
   // (`sceneria formats` lists them: ".scnb" bakes a text scenery to its twin, ".scn" decompiles a
   // twin, ".eu7" compiles either; "glb", "gltf", "obj" export the scene). Resolves to {ok, bytes:
-  // Uint8Array, writer, extension, losses, files: [{name, bytes}], zip, reads: {requests, bytes}
+  // Uint8Array, writer, extension, losses, images (a scene export's texture images), advice (the
+  // writer's word on reading it, or ''), files: [{name, bytes}], zip, reads: {requests, bytes}
   // fetched by a streamed scenery's export, else null} or {ok: false, error};
   // null if superseded. `name`: the output's file name, after which files written beside it are
   // named; with `params.separate` a writer puts them in `files` (and `zip` holds all in one

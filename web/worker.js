@@ -500,7 +500,7 @@ async function handle(request, progress) {
         if (r.ok) r.reads = { requests: s.fetcher.requests - before.requests, bytes: s.fetcher.bytes - before.bytes };
       }
       if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
-      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses), files: r.files, zip: r.zip,
+      return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses), images: r.images, advice: r.advice, files: r.files, zip: r.zip,
                reads: r.reads ?? null };
     }
     default: {

@@ -61,11 +61,12 @@ Result<Options> parse_options(const std::map<std::string, std::string>& params);
 extern const char* const kParams;
 
 // What an export holds that its caller tells the user: the texture images (a model whose textures
-// were not found exports without any), and whether copies are instances (tools without
-// EXT_mesh_gpu_instancing import one copy per mesh).
+// were not found exports without any), whether copies are instances, and what the writer advises
+// about reading its output (empty: nothing), in its own options' terms, for a host to print as is.
 struct Written {
   std::uint32_t images = 0;
   bool instanced = false;
+  std::string advice;
 };
 
 // A file written beside the main output (a .gltf's .bin and images, an .obj's .mtl).

@@ -236,7 +236,12 @@ class GltfWriter {
   Error tail() {
     if (buffer_size() > 0) json_ += "}]";
     if (used_instancing_) json_ += R"(,"extensionsUsed":["EXT_mesh_gpu_instancing"])";
-    if (t_.written) t_.written->instanced = used_instancing_;
+    if (t_.written) {
+      t_.written->instanced = used_instancing_;
+      // Blender 3.4 (Debian 12's) has no EXT_mesh_gpu_instancing: it imports one copy of each mesh.
+      if (used_instancing_)
+        t_.written->advice = "tools without EXT_mesh_gpu_instancing, such as Blender 3.4, import one copy per mesh: instancing=false";
+    }
     json_ += "}";
     return json_.flush();
   }

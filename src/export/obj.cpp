@@ -181,8 +181,10 @@ class ObjWriter {
       for (const glm::vec3& v : m.normals) normal(normal_matrix * glm::dvec3(v));
     if (uvs)
       for (const glm::vec2& t : m.uvs) {
+        // The scene's v runs down the image from its first row, as glTF's does; an OBJ's runs up
+        // from its last (Blender, three.js and MeshLab read vt so).
         out_.append(std::string_view("vt"));
-        fixed(finite(t.x), 6), fixed(finite(t.y), 6);
+        fixed(finite(t.x), 6), fixed(1.0 - finite(t.y), 6);
         out_.push_back('\n');
       }
     for (const scene::Part& p : m.parts) {

@@ -180,6 +180,7 @@ nlohmann::ordered_json formats_json() {
     for (const Writer& w : f.writers) j["writes"].push_back(writer_json(w));
     j["demo"] = f.demo != nullptr;
     j["generate"] = f.generate != nullptr;
+    j["assetsFolder"] = f.assets_folder;
     out.push_back(std::move(j));
   }
   return out;

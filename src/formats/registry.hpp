@@ -156,6 +156,10 @@ struct Format {
   // `path` and, recursively, what it includes (each once) → binary companions, on up to
   // `threads` threads; `force` rewrites fresh ones too.
   Result<BakeReport> (*bake)(const std::string& path, BakeIo& io, bool force, unsigned threads) = nullptr;
+  // Where a host looks for what a file of this format names when told nowhere: the nearest folder
+  // of this name above the file ("scenery": a game's scenery root; "gamedata": an SDK's), else the
+  // file's own folder (also when this is empty: a .res or textures lie beside the file).
+  std::string_view assets_folder = {};
 
   const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
 };

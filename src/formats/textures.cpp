@@ -20,7 +20,7 @@
 
 namespace sceneria {
 
-Result<scene::Texture> decode_texture(std::span<const std::uint8_t> bytes, std::string name) {
+Result<scene::Texture> decode_texture(std::span<const std::uint8_t> bytes, std::string name, ImageRows rows) {
   if (bytes.size() >= 4 && std::equal(bytes.begin(), bytes.begin() + 4, "DDS ")) {
     auto image = dds::read_image(bytes);
     if (!image) return image.error();
@@ -36,6 +36,13 @@ Result<scene::Texture> decode_texture(std::span<const std::uint8_t> bytes, std::
   t.width = static_cast<std::uint32_t>(w), t.height = static_cast<std::uint32_t>(h);
   t.levels.emplace_back(pixels, pixels + std::size_t{t.width} * t.height * 4);
   stbi_image_free(pixels);
+  if (rows == ImageRows::bottom_first) {
+    std::vector<std::uint8_t>& p = t.levels.front();
+    const std::size_t stride = std::size_t{t.width} * 4;
+    for (std::size_t top = 0, bottom = t.height - 1; top < bottom; ++top, --bottom)
+      std::swap_ranges(p.begin() + static_cast<std::ptrdiff_t>(top * stride), p.begin() + static_cast<std::ptrdiff_t>((top + 1) * stride),
+                       p.begin() + static_cast<std::ptrdiff_t>(bottom * stride));
+  }
   return t;
 }
 
@@ -125,7 +132,8 @@ std::optional<scene::Texture> load_material_texture(AssetResolver& assets, std::
     if (why) *why = bytes.error().describe();
     return std::nullopt;
   }
-  auto texture = decode_texture(bytes->view, std::string(name));
+  // The engine's rows: v = 0 at a picture's foot, at a DDS's first stored row (Texture.cpp).
+  auto texture = decode_texture(bytes->view, std::string(name), ImageRows::bottom_first);
   if (!texture) {
     if (why) *why = fmt::format("{}: {}", source->name(), texture.error().message);
     return std::nullopt;

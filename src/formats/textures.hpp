@@ -18,8 +18,12 @@
 namespace sceneria {
 
 // A texture file for the renderer: DDS levels as stored (BC1-3) or RGBA8; other images RGBA8
-// with one level (the renderer makes the mips). Errors say what the file is and why it failed.
-Result<scene::Texture> decode_texture(std::span<const std::uint8_t> bytes, std::string name);
+// with one level (the renderer makes the mips). A texture's first row is where v = 0 samples.
+// `rows` places a TGA, PNG, BMP or JPEG: its top row first, or its bottom row first, as MaSzyna
+// keeps them (stb_image flipped on load, a TGA by its origin bit) while it uploads a DDS as
+// stored. Errors say what the file is and why it failed.
+enum class ImageRows : std::uint8_t { top_first, bottom_first };
+Result<scene::Texture> decode_texture(std::span<const std::uint8_t> bytes, std::string name, ImageRows rows = ImageRows::top_first);
 
 // A `.mat` material: `key: value` pairs (texture1:/texture_diffuse:, texture2:/texture_normalmap:,
 // texture_reflmap:, shader:, ...), keys lower-cased without their colon.

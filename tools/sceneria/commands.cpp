@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -102,6 +103,17 @@ int fail(std::ostream& err, const std::string& path, const Error& e) {
   return 1;
 }
 
+// `path` named as it lies under `folder` ("models/a.e3d"), links resolved; nothing when it lies
+// outside. Referenced files are looked up by a name's folder, so a file opened from the command
+// line is given this name wherever its references are resolved.
+std::optional<std::string> name_under(const std::string& path, const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path under = fs::weakly_canonical(path, ec).lexically_relative(fs::weakly_canonical(folder, ec));
+  if (ec || under.empty() || *under.begin() == "..") return std::nullopt;
+  return under.generic_string();
+}
+
 // Any registered format, through the registry; referenced files from `assets` when given.
 // `for_conversion`: opened only to be written as something else, so a format may leave reading
 // what viewing needs until asked (OpenOptions::deferred); the resolver, which the document then
@@ -114,10 +126,7 @@ Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::
   if (!assets.empty()) {
     resolver = std::make_unique<DirectoryAssets>(assets);
     // Formats look beside a file by its name's folder: named as it lies under the folder.
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path under = fs::weakly_canonical(path, ec).lexically_relative(fs::weakly_canonical(assets, ec));
-    if (!ec && !under.empty() && *under.begin() != "..") (*source)->rename(under.generic_string());
+    if (auto under = name_under(path, assets)) (*source)->rename(*under);
   }
   auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .texture_base = {}, .threads = cores(), .group = 0, .smoothing = {}});
   if (for_conversion) *for_conversion = std::move(resolver);
@@ -142,13 +151,17 @@ int formats_command(bool json, std::ostream& out) {
   return 0;
 }
 
-// Files a document names are looked up from the `scenery` folder nearest above it (the
-// simulator's layout, where includes name "scenery/..." paths), else from its own folder.
+// Files a document names are looked up from the folder its format names nearest above it (a
+// scenery's `scenery`, where includes name "scenery/..." paths; an X-Ray object's `gamedata`),
+// else from its own folder.
 std::filesystem::path default_root(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path file = fs::absolute(path);
-  for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-    if (iequals(p.filename().string(), "scenery")) return p;
+  const Format* format = format_for_name(path);
+  const std::string_view folder = format ? format->assets_folder : std::string_view();
+  if (!folder.empty())
+    for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (iequals(p.filename().string(), folder)) return p;
   return file.parent_path();
 }
 
@@ -303,8 +316,7 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   options.assets = resolver.get();
   exports::Written held;
   options.written = &held;
-  options.relative_name = fs::absolute(in_path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal()).generic_string();
-  if (options.relative_name.empty() || options.relative_name.rfind("..", 0) == 0) options.relative_name = fs::path(in_path).filename().string();
+  options.relative_name = name_under(in_path, root).value_or(fs::path(in_path).filename().string());
   if (bar) options.progress = [bar](double done) { (*bar)(done); };
   // A streaming writer writes the file as it goes; the others give bytes, written here.
   std::uint64_t written = 0;
@@ -340,9 +352,9 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   std::string holds;
   if (writer->uses_references) {
     holds = fmt::format(", {} texture image{}", held.images, held.images == 1 ? "" : "s");
-    // Blender 3.4 (Debian 12's) has no EXT_mesh_gpu_instancing: it imports one copy of each mesh.
-    if (held.instanced) holds += " (tools without EXT_mesh_gpu_instancing, such as Blender 3.4, import one copy per mesh: --no-instancing)";
   }
+  // The writer's advice names its option (key=value), which --param takes.
+  if (!held.advice.empty()) holds += " (" + held.advice + ")";
   out << fmt::format("{}: {}{}, {} bytes{}\n", out_path, writer->description, holds, written,
                      sidecars.empty() ? "" : fmt::format(" (+{} beside it)", sidecars.size()));
   return 0;

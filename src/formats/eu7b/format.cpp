@@ -407,6 +407,7 @@ const Format& format() {
                    stream_json}},
       .demo = demo_module,
       .generate = generate,
+      .assets_folder = "scenery",
   };
   return f;
 }

@@ -408,11 +408,11 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
       composed = known;
       show(static_cast<double>(done) / static_cast<double>(known + own));
     };
-    auto composed = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s->name() : options.relative_name,
-                                              .files = files, .warnings = &notes, .missing = &missing,
-                                              .progress = options.progress ? report : std::function<void(std::uint64_t, std::uint64_t)>()});
-    if (!composed) return composed.error();
-    pack = std::move(composed).value();
+    auto made = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s->name() : options.relative_name,
+                                          .files = files, .warnings = &notes, .missing = &missing,
+                                          .progress = options.progress ? report : std::function<void(std::uint64_t, std::uint64_t)>()});
+    if (!made) return made.error();
+    pack = std::move(made).value();
     if (options.losses) {
       for (std::string& n : notes) options.losses->push_back(std::move(n));
       // One line for what was not found: a scenery may name hundreds of absent files.
@@ -460,6 +460,7 @@ const Format& text_format() {
       .open = open_text,
       .writers = writers(),
       .bake = bake_tree,
+      .assets_folder = "scenery",
   };
   return f;
 }
@@ -472,6 +473,7 @@ const Format& twin_format() {
       .probe = probe_twin,
       .open = open_twin,
       .writers = writers(),
+      .assets_folder = "scenery",
   };
   return f;
 }

@@ -60,6 +60,8 @@ const Format& format() {
       .open = open,
       .writers = {{"object", ".object", "X-Ray object, chunk by chunk as read (packed chunks as stored)", "", write},
                   dump_writer("lossless JSON (docs/json-forms.md#x-ray)")},
+      // gamedata/objects/... names its textures as gamedata/textures/... does.
+      .assets_folder = "gamedata",
   };
   return f;
 }

@@ -163,12 +163,19 @@ TEST(Dds, BrokenFilesAreRefusedWithWhatAndWhere) {
     EXPECT_EQ(im.error().offset, c.offset);
     EXPECT_NE(im.error().message.find(c.says), std::string::npos) << im.error().message;
   }
-  // A chain cut short keeps the levels that are whole.
+  // A chain cut short is a cut file: refused at the level it breaks in (the engine would read
+  // past its end), as is one a byte short; the whole chain reads.
   const auto cut = make_dds(8, 8, "DXT1", 4, std::vector<std::uint8_t>(32 + 8 + 4));
   auto im = read_image(cut);
-  ASSERT_TRUE(im.ok());
-  EXPECT_EQ(im->levels.size(), 2u);
-  EXPECT_EQ(im->expected_bytes, 32u + 8 + 8 + 8);
+  ASSERT_FALSE(im.ok());
+  EXPECT_EQ(im.error().code, Errc::truncated);
+  EXPECT_EQ(im.error().offset, 128u + 32 + 8);
+  EXPECT_NE(im.error().message.find("level 2 of 4 (2x2) needs 8 bytes at 0xa8; the file ends at 0xac"), std::string::npos) << im.error().message;
+  EXPECT_FALSE(read_image(make_dds(8, 8, "DXT1", 4, std::vector<std::uint8_t>(32 + 8 + 8 + 7))).ok());
+  auto whole = read_image(make_dds(8, 8, "DXT1", 4, std::vector<std::uint8_t>(32 + 8 + 8 + 8)));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->levels.size(), 4u);
+  EXPECT_EQ(whole->expected_bytes, 32u + 8 + 8 + 8);
 }
 
 }  // namespace

@@ -153,12 +153,17 @@ TEST(FormatConformance, EveryJsonFormReadsBackToTheSameDocument) {
 
 TEST(FormatConformance, EveryFormatRejectsTruncationsWithAnErrorNotACrash) {
   SCENERIA_REQUIRE_SAMPLES();
+  const std::set<std::string> text_formats{"scenery-text", "t3d"};
   for (const auto& [id, paths] : registered_samples()) {
     SCOPED_TRACE(id);
     const auto bytes = test::read_file(paths.front());
     for (std::size_t n : {std::size_t{0}, std::size_t{3}, bytes.size() / 3, bytes.size() - 1}) {
       MemorySource source(std::span<const std::uint8_t>(bytes).first(n), paths.front().filename().string());
       auto doc = open_document(source);
+      // A binary file carries its lengths and counts, so a cut shows; a text (a scenery, a T3D)
+      // cut at a line's end is a shorter text, read to its end as the engine reads it.
+      if (!text_formats.contains(id))
+        EXPECT_FALSE(doc.ok()) << paths.front().filename().string() << " cut to " << n << " of " << bytes.size() << " bytes opened";
       if (!doc) {
         EXPECT_FALSE(doc.error().message.empty());
         EXPECT_EQ(doc.error().file, paths.front().filename().string());

@@ -219,7 +219,8 @@ TEST(SceneryTwin, HostileTwinsAreRefusedWithALocation) {
       continue;
     }
     // A cut in the middle of an entry or a node body is an error that says where.
-    if (!r.ok()) EXPECT_NE(r.error().message.find("at 0x"), std::string::npos) << r.error().message;
+    ASSERT_FALSE(r.ok()) << "cut to " << cut << " of " << reference.size() << " bytes";
+    EXPECT_NE(r.error().message.find("at 0x"), std::string::npos) << r.error().message;
   }
   auto bad = reference;
   bad[9] = 0xFF;  // a string count far beyond the file

@@ -106,6 +106,10 @@ Result<File> read(ByteSource& source) {
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
   auto file = read(source);
   if (!file) return file.error();
+  // A file that ends inside a block, or whose counts outrun it, is cut: refused with where it
+  // breaks. An unknown block type or marker is kept with what came before it (blocks carry no
+  // length, so a module of a later game reads up to its first block of a new kind).
+  if (file->incomplete && (file->incomplete->code == Errc::truncated || file->incomplete->code == Errc::bad_count)) return *file->incomplete;
   std::vector<std::string> missing;
   std::vector<Resources> resources;
   std::vector<LinkedModule> linked;

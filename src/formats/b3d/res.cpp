@@ -84,6 +84,11 @@ Result<ResFile> read_res(std::span<const std::uint8_t> b) {
     }
     f.sections.push_back(std::move(s));
   }
+  // Every .res the games ship starts with a section (PALETTEFILES first); bytes with none are not
+  // one, or are what is left of one cut short.
+  if (f.sections.empty())
+    return Error{b.empty() ? Errc::truncated : Errc::bad_value, 0,
+                 b.empty() ? std::string("an empty RES file") : std::string("no RES section (such as \"PALETTEFILES 1\") at the start")};
   f.trailing.assign(b.begin() + static_cast<std::ptrdiff_t>(std::min(at, b.size())), b.end());
   return f;
 }

@@ -93,14 +93,17 @@ Result<Image> read_image(std::span<const std::uint8_t> b) {
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint64_t size = level_bytes(im, w, h);
     im.expected_bytes += size;
-    if (at + size <= b.size()) im.levels.push_back({w, h, at, size});
+    // The engine reads every level it is told of, past the file's end when it is cut: refused here.
+    if (at + size > b.size() && i == 0)
+      return Error{Errc::truncated, data, fmt::format("level 0 ({}x{}) needs {} bytes; {} follow the header", w, h, size, b.size() - data)};
+    if (at + size > b.size())
+      return Error{Errc::truncated, at,
+                   fmt::format("level {} of {} ({}x{}) needs {} bytes at {:#x}; the file ends at {:#x}", i, count, w, h, size, at, b.size())};
+    im.levels.push_back({w, h, at, size});
     at += size;
     w = std::max(1u, w / 2), h = std::max(1u, h / 2);
   }
   im.data_bytes = b.size() - data;
-  if (im.levels.empty())
-    return Error{Errc::truncated, data,
-                 fmt::format("level 0 ({}x{}) needs {} bytes; {} follow the header", im.width, im.height, level_bytes(im, im.width, im.height), im.data_bytes)};
   im.engine_supported = (im.fourcc == "DXT1" || im.fourcc == "DXT3" || im.fourcc == "DXT5") && !((im.flags & kMipMapCount) && im.mip_map_count == 0);
   return im;
 }

@@ -253,18 +253,4 @@ export async function framePixels(page) {
 }
 
 // A DDS of one DXT1 block, both endpoints `rgb565`: a solid 4x4 texture.
-export function solidDds(rgb565) {
-  const b = Buffer.alloc(136);
-  b.write('DDS ', 0, 'latin1');
-  b.writeUInt32LE(124, 4);
-  b.writeUInt32LE(0x1007, 8);
-  b.writeUInt32LE(4, 12);
-  b.writeUInt32LE(4, 16);
-  b.writeUInt32LE(32, 76);
-  b.writeUInt32LE(4, 80);
-  b.write('DXT1', 84, 'latin1');
-  b.writeUInt32LE(0x1000, 108);
-  b.writeUInt16LE(rgb565, 128);
-  b.writeUInt16LE(rgb565, 130);
-  return b;
-}
+export { solidDds } from '../tests/fixtures/textures.mjs';

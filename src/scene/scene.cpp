@@ -51,18 +51,30 @@ std::uint32_t Scene::add_texture(const std::string& name) {
 
 Section& Scene::section_at(const glm::dvec3& world) {
   const int cells = std::clamp(grid.cells, 1, 4096);
-  if (section_lookup_.empty()) section_lookup_.assign(static_cast<std::size_t>(cells) * cells, -1);
   const int row = std::clamp(grid.row_of(world.z), 0, cells - 1);
   const int col = std::clamp(grid.col_of(world.x), 0, cells - 1);
-  std::int32_t& slot = section_lookup_[static_cast<std::size_t>(row) * cells + static_cast<std::size_t>(col)];
-  if (slot < 0) {
+  const auto add = [&] {
     Section s;
     s.row = row;
     s.col = col;
     s.origin = grid.origin(row, col);
     sections.push_back(std::move(s));
-    slot = static_cast<std::int32_t>(sections.size() - 1);
+    return static_cast<std::int32_t>(sections.size() - 1);
+  };
+  // A model or a small scene has a few sections: looked for one by one, which spares it the
+  // grid's table (a million bytes to fill for every model a scenery loads). Past a few, the table.
+  constexpr std::size_t kFew = 8;
+  if (section_lookup_.empty()) {
+    for (Section& s : sections)
+      if (s.row == row && s.col == col) return s;
+    if (sections.size() + 1 < kFew) return sections[static_cast<std::size_t>(add())];
+    section_lookup_.assign(static_cast<std::size_t>(cells) * cells, -1);
+    for (std::size_t i = 0; i < sections.size(); ++i)
+      if (sections[i].row >= 0 && sections[i].row < cells && sections[i].col >= 0 && sections[i].col < cells)
+        section_lookup_[static_cast<std::size_t>(sections[i].row) * cells + static_cast<std::size_t>(sections[i].col)] = static_cast<std::int32_t>(i);
   }
+  std::int32_t& slot = section_lookup_[static_cast<std::size_t>(row) * cells + static_cast<std::size_t>(col)];
+  if (slot < 0) slot = add();
   return sections[static_cast<std::size_t>(slot)];
 }
 

@@ -12,6 +12,7 @@
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "formats/registry.hpp"
 #include "io/byte_source.hpp"
 #include "scene/scene.hpp"
 #include "sample_files.hpp"
@@ -143,3 +144,24 @@ TEST(FuzzRegression, ASignallingNanInAMatrixSurvivesAWrite) {
 
 }  // namespace
 }  // namespace sceneria::e3d
+
+namespace sceneria {
+namespace {
+
+// reader_scenery_fuzzer: a track's quality and damage of 1e51 were cast to int32 (undefined
+// behaviour); they are held within its range, as are a wire count and a load count.
+TEST(FuzzRegression, HugeWholeNumberFieldsOfATrackAreHeldInRange) {
+  const std::string text =
+      "node 1000 0 t track normal 100 1.435 0.25 25 1e51 -1e51 flat vis rail1 4 ballast1 0.2 2.75 2.5\n"
+      "0 0 0 0.0\n0 0 0\n0 0 0\n0 0 100 0.0\n0\nendtrack\n";
+  MemorySource source(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "huge.scn");
+  auto doc = open_document(source);
+  ASSERT_TRUE(doc.ok()) << doc.error().describe();
+  const auto record = (*doc)->record("tracks", 0);
+  ASSERT_FALSE(record.is_null());
+  EXPECT_EQ(record["quality"], 2147483647) << record.dump();
+  EXPECT_EQ(record["damage"], -2147483648LL) << record.dump();
+}
+
+}  // namespace
+}  // namespace sceneria

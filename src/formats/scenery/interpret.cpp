@@ -50,6 +50,13 @@ struct Tok {
   std::string spelled() const { return !text.empty() || kind != TokenKind::number ? std::string(text) : fmt::format("{}", value); }
 };
 
+// A number read into a whole-number field: cut toward zero as the cast cuts it, held within an
+// int32's range (a NaN is 0), where a bare cast of 1e51 would be undefined.
+std::int32_t whole(double v) {
+  if (!(v == v)) return 0;
+  return static_cast<std::int32_t>(std::clamp(v, -2147483648.0, 2147483647.0));
+}
+
 // A node body read field by field, in order; a field past the end reads as 0 or empty.
 struct Fields {
   const std::vector<Tok>& b;
@@ -1566,8 +1573,8 @@ class Interpreter {
     tr.width = static_cast<float>(num());
     tr.friction = static_cast<float>(num());
     tr.sound_distance = static_cast<float>(num());
-    tr.quality = static_cast<std::int32_t>(num());
-    tr.damage = static_cast<std::int32_t>(num());
+    tr.quality = whole(num());
+    tr.damage = whole(num());
     const Tok* env = word();
     // Stored as enum + 1; the reference writer compares the word as written (TD's `Flat` is 0).
     tr.environment = static_cast<std::uint8_t>(env ? std::max(0, index_of(kEnvironments, env->text == "mountain" ? "mountains" : env->text)) : 0);
@@ -1633,12 +1640,12 @@ class Interpreter {
     // As the reference writer reads it: `al` aluminium, `none` none, anything else copper (`Al` too).
     w.material = static_cast<std::uint8_t>(material == "al" ? 2 : material == "none" ? 0 : 1);
     w.wire_thickness = static_cast<float>(num());
-    w.damage = static_cast<std::int32_t>(num());
+    w.damage = whole(num());
     const glm::dvec3 o = state_.origin();
     for (Vec3f* p : {&w.p1, &w.p2, &w.p3, &w.p4}) *p = v3(glm::dvec3{num(), num(), num()} + o);
     w.min_height = static_cast<float>(num());
     w.segment_length = static_cast<float>(num());
-    w.wire_count = static_cast<std::int32_t>(num());
+    w.wire_count = whole(num());
     w.wire_offset = static_cast<float>(num());
     if (i < b.size() && b[i++].is("unvis")) w.node.flags |= node_flag::not_visible;
     if (i + 1 < b.size() && b[i].is("parallel")) {
@@ -1965,7 +1972,7 @@ class Interpreter {
       d.coupling = 3;  // a loose vehicle: both couplers free
       d.coupling_raw = sid("3");
     }
-    d.load_count = static_cast<std::int32_t>(num());
+    d.load_count = whole(num());
     if (d.load_count > 0 && i < b.size()) d.load_type = sid(text());
     if (i + 1 < b.size() && (b[i].is("destination") || b[i].is("dest"))) {
       ++i;

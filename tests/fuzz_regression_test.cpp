@@ -163,5 +163,17 @@ TEST(FuzzRegression, HugeWholeNumberFieldsOfATrackAreHeldInRange) {
   EXPECT_EQ(record["damage"], -2147483648LL) << record.dump();
 }
 
+// reader_scenery_fuzzer: an event cut off before its name (the file's last word) looked its name
+// up as string 0xFFFFFFFF, far past the table.
+TEST(FuzzRegression, AnEventWithoutANameIsReadWithAWarning) {
+  for (const std::string text : {"event", "event\n", "node -1 0 a event"}) {
+    SCOPED_TRACE(text);
+    MemorySource source(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "cut.scn");
+    auto doc = open_document(source);
+    ASSERT_TRUE(doc.ok()) << doc.error().describe();
+    EXPECT_FALSE((*doc)->warnings().empty());
+  }
+}
+
 }  // namespace
 }  // namespace sceneria

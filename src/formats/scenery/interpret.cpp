@@ -358,8 +358,8 @@ class Interpreter {
     std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> batch_of;  // (z, x) → batch
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const glm::dvec3& c = centroids_[i];
-      const auto x = static_cast<std::int32_t>(std::floor(c.x / kSectionGrid.cell + kSectionGrid.centre));
-      const auto z = static_cast<std::int32_t>(std::floor(c.z / kSectionGrid.cell + kSectionGrid.centre));
+      const auto x = whole(std::floor(c.x / kSectionGrid.cell + kSectionGrid.centre));
+      const auto z = whole(std::floor(c.z / kSectionGrid.cell + kSectionGrid.centre));
       auto [it, added] = batch_of.try_emplace({z, x}, t.batches.size());
       if (added) t.batches.push_back(TerrainBatch{x, z, {}});
       auto& into = t.batches[it->second].vertices;
@@ -1349,7 +1349,7 @@ class Interpreter {
             break;
           }
           std::uint32_t packed = 0;
-          for (double v : rgb) packed = packed << 8 | static_cast<std::uint32_t>(std::clamp(v, 0.0, 255.0));
+          for (double v : rgb) packed = packed << 8 | static_cast<std::uint32_t>(whole(std::clamp(v, 0.0, 255.0)));
           f.colors.push_back(packed);
         }
       } else if (t.is_exactly("scale")) {
@@ -1897,8 +1897,8 @@ class Interpreter {
     const double delta = f.num();
     l.hour = l.minute = -1;
     if (delta > 0) {
-      l.minute = static_cast<std::int32_t>(delta) % 100;
-      l.hour = (static_cast<std::int32_t>(delta) - l.minute) / 100;
+      l.minute = whole(delta) % 100;
+      l.hour = (whole(delta) - l.minute) / 100;
     }
     l.delta_time = static_cast<float>(delta < 0 ? -delta : 0.0);
     l.event1 = f.more() ? name_sid(f.text()) : kNoString;
@@ -1963,7 +1963,7 @@ class Interpreter {
     if (in) {
       const std::string coupling = text();
       d.coupling_raw = sid(coupling);
-      d.coupling = static_cast<std::int32_t>(leading_number(coupling));
+      d.coupling = whole(leading_number(coupling));
       if (auto dot = coupling.find('.'); dot != std::string::npos) d.coupling_params = sid(coupling.substr(dot + 1));
       d.track = in->track;
       d.velocity = in->velocity;  // a trainset's vehicles run at its speed
@@ -2043,7 +2043,8 @@ class Interpreter {
       else if (k == "passive") e.passive = 1, ++i;
       else e.payload.push_back({sid(b[i++].spelled()), kNoString});
     }
-    if (istarts_with(lower(out_.module.strings[e.name]), "none_")) e.ignored = 1;
+    // An event cut off before its name (`event` at the end of the file) has none to test.
+    if (e.name != kNoString && istarts_with(lower(out_.module.strings[e.name]), "none_")) e.ignored = 1;
     events_.push_back(std::move(e));
     located("events", at.at);
   }

@@ -77,6 +77,9 @@ async function startWorker() {
   return new Channel(new Worker(new URL('./worker-browser.mjs', import.meta.url), { type: 'module', name: 'sceneria-api' }), false);
 }
 
+// A string that is a URL to fetch rather than a file path.
+const isUrl = (source) => typeof source === 'string' && /^(https?|blob|data):/i.test(source);
+
 // What a source names: {bytes, name, assets: [{path, data}]}. Sources: bytes (Uint8Array or
 // ArrayBuffer; `name` says what it is called), a File or Blob (browser), a URL (fetched whole), a
 // file path (Node), or a map of dropped files {relativePath: File | bytes | path} whose main
@@ -85,7 +88,7 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
   if (source instanceof ArrayBuffer) source = new Uint8Array(source);
   if (source instanceof Uint8Array) return { bytes: source, name: name || 'file', assets: await resolveAssets(assets) };
   if (typeof Blob !== 'undefined' && source instanceof Blob) return { bytes: source, name: name || source.name || 'file', assets: await resolveAssets(assets) };
-  if (source instanceof URL || (typeof source === 'string' && /^(https?|blob|data):/i.test(source))) {
+  if (source instanceof URL || isUrl(source)) {
     const response = await fetch(source);
     if (!response.ok) throw Object.assign(new Error(`${source}: HTTP ${response.status}`), { code: 'io' });
     const url = new URL(String(source));
@@ -98,8 +101,8 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
     const { basename, dirname, relative, resolve, sep } = await import('node:path');
     // As the CLI looks: the files a path names (a .res, textures, includes) under `assets`, by
     // default the nearest folder its format names above it (`scenery`, `gamedata`), else its own
-    // folder; the file is
-    // named as it lies there, since a format looks for what it names by its name's folder.
+    // folder; the file is named as it lies there, since a format looks for what it names by its
+    // name's folder.
     const file = await realpath(resolve(source));
     let root = assets;
     if (root === undefined) {
@@ -200,7 +203,7 @@ export async function open(source, options = {}) {
   // (where its format's references lie).
   const isMap = source && typeof source === 'object' && !(source instanceof Uint8Array) && !(source instanceof ArrayBuffer) &&
                 !(typeof Blob !== 'undefined' && source instanceof Blob) && !(source instanceof URL);
-  const isPath = typeof source === 'string' && !/^(https?|blob|data):/i.test(source);
+  const isPath = typeof source === 'string' && !isUrl(source);
   const list = isMap || isPath ? await formats() : [];
   const resolved = await resolveSource(source, options, list);
   const channel = await startWorker();

@@ -110,6 +110,13 @@ function rowsOf(png) {
   assert.equal(image.height, SIZE);
   return image.data;
 }
+// A folder `name` of the work area holding copies of the samples `files` from `from`.
+function sampleFolder(name, from, files) {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) copyFileSync(join(samples, from, f), join(dir, f));
+  return dir;
+}
 const flipped = (p) => {
   const out = Buffer.alloc(p.length);
   for (let y = 0; y < SIZE; y++) p.copy(out, (SIZE - 1 - y) * SIZE * 4, y * SIZE * 4, (y + 1) * SIZE * 4);
@@ -117,9 +124,7 @@ const flipped = (p) => {
 };
 
 test('a Hard Truck module with its .res beside it: 11 images, every UV one the file holds', async () => {
-  const dir = join(work, 'ht');
-  mkdirSync(dir);
-  for (const f of ['ks.b3d', 'ks.res']) copyFileSync(join(samples, 'hardtruck', f), join(dir, f));
+  const dir = sampleFolder('ht', 'hardtruck', ['ks.b3d', 'ks.res']);
   const back = await exportBoth(join(dir, 'ks.b3d'), 11);
   // The UVs the file holds: each vertex block's (after x, y, z) and each corner's own.
   const held = new Uvs();
@@ -147,9 +152,7 @@ function e3dTexturedUvs(path) {
 }
 
 test('a MaSzyna model with its DDS beside it: the textured submodel keeps its UVs', async () => {
-  const dir = join(work, 'e3d-dds');
-  mkdirSync(dir);
-  for (const f of ['e6acta_detale_dual_power.e3d', 'kratka.dds']) copyFileSync(join(samples, 'maszyna/models', f), join(dir, f));
+  const dir = sampleFolder('e3d-dds', 'maszyna/models', ['e6acta_detale_dual_power.e3d', 'kratka.dds']);
   const back = await exportBoth(join(dir, 'e6acta_detale_dual_power.e3d'), 1);
   const want = e3dTexturedUvs(join(dir, 'e6acta_detale_dual_power.e3d'));
   assert.ok(want.size > 10);
@@ -180,9 +183,7 @@ test('an X-Ray object finds gamedata/textures from gamedata/objects: its DDS top
   const rows = rowsOf(back.images[0]);
   assert.ok(rows.equals(pixels()), 'a DDS keeps its stored rows');
   // And where the texture is not found, the export says so instead of writing a flat material.
-  mkdirSync(join(work, 'alone'));
-  const alone = join(work, 'alone', 'plane.object');
-  copyFileSync(join(samples, 'xray/test_fmt.object'), alone);
-  const out = run('convert', alone, join(work, 'alone', 'plane.glb'));
+  const alone = sampleFolder('alone', 'xray', ['test_fmt.object']);
+  const out = run('convert', join(alone, 'test_fmt.object'), join(alone, 'plane.glb'));
   assert.match(out, /, 0 texture images, /);
 });

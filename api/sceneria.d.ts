@@ -37,6 +37,10 @@ export interface WriterInfo {
 export interface FormatInfo {
   id: string; name: string; extensions: string[]; reads: boolean; streams: boolean;
   writes: WriterInfo[]; demo: boolean; generate: boolean;
+  /** Where a path opened without `assets` looks for what it names: the nearest folder of this name above it ("scenery", "gamedata"; "" for its own folder). */
+  assetsFolder: string;
+  /** Or the nearest folder above it that holds this path, without case ("common/common.res": a Hard Truck game's root). */
+  assetsRootHolds: string;
 }
 export interface ListInfo { id: string; label: string; count: number; browsable?: boolean }
 export interface Row { i: number; name: string; detail: string; depth?: number }

@@ -97,21 +97,30 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
   }
   if (typeof source === 'string') {
     if (!isNode) throw new TypeError('a file path opens in Node only; in the browser pass a File, bytes or a URL');
-    const { readFile, realpath } = await import('node:fs/promises');
+    const { readFile, readdir, realpath } = await import('node:fs/promises');
     const { basename, dirname, relative, resolve, sep } = await import('node:path');
     // As the CLI looks: the files a path names (a .res, textures, includes) under `assets`, by
-    // default the nearest folder its format names above it (`scenery`, `gamedata`), else its own
-    // folder; the file is named as it lies there, since a format looks for what it names by its
+    // default the nearest folder its format names above it (`scenery`, `gamedata`, a Hard Truck
+    // game's root that holds COMMON/COMMON.RES), else its own folder; the file is named as it lies there, since a format looks for what it names by its
     // name's folder.
     const file = await realpath(resolve(source));
     let root = assets;
     if (root === undefined) {
       root = dirname(file);
       const lower = file.toLowerCase();
-      const folder = list.find((f) => f.reads && f.extensions.some((e) => lower.endsWith(e)))?.assetsFolder;
-      if (folder) {
-        for (let p = dirname(file); p !== dirname(p); p = dirname(p))
-          if (basename(p).toLowerCase() === folder) { root = p; break; }
+      const format = list.find((f) => f.reads && f.extensions.some((e) => lower.endsWith(e)));
+      // Whether `dir` holds `rel`, each name matched without case (as the resolver matches them).
+      const holds = async (dir, rel) => {
+        for (const name of rel.split('/')) {
+          const found = (await readdir(dir).catch(() => [])).find((n) => n.toLowerCase() === name);
+          if (found === undefined) return false;
+          dir = resolve(dir, found);
+        }
+        return true;
+      };
+      for (let p = dirname(file); format && p !== dirname(p); p = dirname(p)) {
+        if (format.assetsFolder && basename(p).toLowerCase() === format.assetsFolder) { root = p; break; }
+        if (format.assetsRootHolds && await holds(p, format.assetsRootHolds)) { root = p; break; }
       }
     }
     let under = basename(file);

@@ -181,6 +181,7 @@ nlohmann::ordered_json formats_json() {
     j["demo"] = f.demo != nullptr;
     j["generate"] = f.generate != nullptr;
     j["assetsFolder"] = f.assets_folder;
+    j["assetsRootHolds"] = f.assets_root_holds;
     out.push_back(std::move(j));
   }
   return out;

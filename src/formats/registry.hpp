@@ -160,6 +160,10 @@ struct Format {
   // of this name above the file ("scenery": a game's scenery root; "gamedata": an SDK's), else the
   // file's own folder (also when this is empty: a .res or textures lie beside the file).
   std::string_view assets_folder = {};
+  // Or, where a game's root has no name of its own: the nearest folder above the file that holds
+  // this path, matched without case (a Hard Truck game holds COMMON/COMMON.RES beside the ENV/
+  // folder of its modules).
+  std::string_view assets_root_holds = {};
 
   const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
 };

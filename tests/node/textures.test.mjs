@@ -1,6 +1,7 @@
 // Exports carry the textures found beside the input, by the CLI and by the JS API alike (a path
 // opened in Node looks where the CLI looks), with the source's UVs, read back by glTF-Transform:
-//   - a Hard Truck module with its .res, a MaSzyna model with its DDS and with a patterned TGA in
+//   - a Hard Truck module with its .res, and in a game's ENV/ with the shared COMMON/COMMON.RES at
+//     the game's root for the materials its own .res lacks; a MaSzyna model with its DDS and with a patterned TGA in
 //     its place, an X-Ray object under gamedata/objects with a patterned DDS under
 //     gamedata/textures;
 //   - the glTF's TEXCOORD_0 are the UVs the source holds (its JSON form where that decodes them);
@@ -12,7 +13,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NodeIO } from '@gltf-transform/core';
 import { EXTMeshGPUInstancing } from '@gltf-transform/extensions';
@@ -186,4 +187,80 @@ test('an X-Ray object finds gamedata/textures from gamedata/objects: its DDS top
   const alone = sampleFolder('alone', 'xray', ['test_fmt.object']);
   const out = run('convert', join(alone, 'test_fmt.object'), join(alone, 'plane.glb'));
   assert.match(out, /, 0 texture images, /);
+});
+
+// A .res as a list of sections (notes §7): a C-string header "NAME n", then n entries, each a
+// C-string, and in the *FILES sections also a u32 length and the file's bytes.
+function readRes(buf) {
+  const sections = [];
+  let at = 0;
+  const cstring = () => {
+    const end = buf.indexOf(0, at);
+    const s = buf.subarray(at, end).toString('latin1');
+    at = end + 1;
+    return s;
+  };
+  while (at < buf.length) {
+    const header = cstring();
+    const [name, count] = header.split(' ');
+    const entries = [];
+    for (let i = 0; i < Number(count); i++) {
+      const text = cstring();
+      if (!name.endsWith('FILES')) { entries.push({ text }); continue; }
+      const size = buf.readUInt32LE(at);
+      entries.push({ text, data: buf.subarray(at + 4, at + 4 + size) });
+      at += 4 + size;
+    }
+    sections.push({ name, entries });
+  }
+  return sections;
+}
+function writeRes(sections) {
+  const parts = [];
+  const cstring = (s) => parts.push(Buffer.from(`${s}\0`, 'latin1'));
+  for (const { name, entries } of sections) {
+    cstring(`${name} ${entries.length}`);
+    for (const e of entries) {
+      cstring(e.text);
+      if (e.data) {
+        const size = Buffer.alloc(4);
+        size.writeUInt32LE(e.data.length);
+        parts.push(size, e.data);
+      }
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+test("a Hard Truck game: a module in ENV/ finds COMMON/COMMON.RES at the game's root for the materials its .res lacks", async () => {
+  const ks = readFileSync(join(samples, 'hardtruck/ks.res'));
+  assert.ok(writeRes(readRes(ks)).equals(ks), "the test's own .res writer gives the sample's bytes back");
+  const game = join(work, 'game');
+  mkdirSync(join(game, 'ENV'), { recursive: true });
+  copyFileSync(join(samples, 'hardtruck/ks.b3d'), join(game, 'ENV', 'ks.b3d'));
+  // The module's own .res keeps its first 4 materials; the shared one holds them all.
+  const own = readRes(ks).map((s) => (s.name === 'MATERIALS' ? { ...s, entries: s.entries.slice(0, 4) } : s));
+  writeFileSync(join(game, 'ENV', 'ks.res'), writeRes(own));
+  const input = join(game, 'ENV', 'ks.b3d');
+  const resources = (summary) => summary.resources.map((r) => relative(game, r.name).split(sep).join('/'));
+
+  // Without the shared file the module's other materials have no look.
+  const alone = JSON.parse(run('info', input, '--json'));
+  assert.deepEqual(resources(alone), ['ENV/ks.res']);
+  const aloneGlb = run('convert', input, join(game, 'alone.glb'));
+  const aloneImages = Number(aloneGlb.match(/, (\d+) texture images?, /)[1]);
+  assert.ok(aloneImages < 11, aloneGlb);
+
+  // With it, found from ENV/ without being told where the game's root is (the name's case as a
+  // Windows copy of the game has it), every material has its look again.
+  mkdirSync(join(game, 'COMMON'));
+  writeFileSync(join(game, 'COMMON', 'COMMON.RES'), ks);
+  const summary = JSON.parse(run('info', input, '--json'));
+  assert.deepEqual(resources(summary), ['ENV/ks.res', 'COMMON/COMMON.RES']);
+  assert.deepEqual(summary.missingFiles ?? [], []);
+  const back = await exportBoth(input, 11);
+  assert.ok(back.textured.size >= 20, `${back.textured.size} distinct textured UVs`);
+  const doc = await open(input);
+  assert.equal(doc.name, 'ENV/ks.b3d');
+  doc.close();
 });

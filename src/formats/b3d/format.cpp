@@ -245,6 +245,8 @@ const Format& format() {
       .probe = probe,
       .open = open,
       .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", write}, dump_writer("lossless JSON (docs/json-forms.md)")},
+      // The game's root, so that a module in ENV/ finds the shared resources (find_resources).
+      .assets_root_holds = "common/common.res",
   };
   return f;
 }

@@ -178,6 +178,8 @@ bool is_default(const Lighting& l) {
 class TextArena {
  public:
   std::string_view keep(std::string_view s) {
+    // Nothing to keep: before the first block there is no block to point into (block_ is kNone).
+    if (s.empty()) return {};
     if (s.size() > kBlock / 4) return big_.emplace_back(s);  // rare: a huge token gets its own string
     if (used_ + s.size() > kBlock) {
       ++block_;  // from none (the largest value) to 0
@@ -186,7 +188,7 @@ class TextArena {
       used_ = 0;
     }
     char* at = blocks_[block_].get() + used_;
-    if (!s.empty()) std::memcpy(at, s.data(), s.size());
+    std::memcpy(at, s.data(), s.size());
     used_ += s.size();
     return {at, s.size()};
   }

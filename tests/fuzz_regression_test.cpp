@@ -112,26 +112,6 @@ TEST(FuzzRegression, StrsTrailingBytesSurviveAWrite) {
   EXPECT_EQ(write_module(*m).value(), bytes);
 }
 
-// reader_scenery_fuzzer (the long run, 2026-12-04): a twin whose statement after `origin` starts
-// with an include of empty strings kept an empty name in the statement's arena before it had a
-// block: the arena indexed its blocks at -1 (UB; with no block yet, a read through null).
-TEST(FuzzRegression, AnEmptyIncludeNameBeforeTheArenasFirstBlockIsKept) {
-  const std::vector<std::uint8_t> twin = {
-      0x65, 0x75, 0x37, 0x0a, 0x01, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x06, 0x6f, 0x72, 0x69, 0x67, 0x69, 0x6e,
-      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
-      0x05, 0x05, 0x05, 0x05, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x05, 0x05, 0x05,
-      0x05, 0x05, 0x05, 0x01, 0x03, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05};
-  MemorySource source(twin, "empty-include.incb");
-  auto doc = open_document(source);
-  ASSERT_TRUE(doc.ok()) << doc.error().describe();
-  EXPECT_EQ((*doc)->format_id(), "scenery-twin");
-  // Each empty string is a word no statement starts with, said where the include entry lies.
-  const auto warnings = (*doc)->warnings();
-  ASSERT_FALSE(warnings.empty());
-  EXPECT_EQ(warnings.front().message, "unexpected token ''");
-  EXPECT_EQ(warnings.front().offset, 54u);
-}
-
 }  // namespace
 }  // namespace sceneria::eu7b
 
@@ -160,26 +140,6 @@ TEST(FuzzRegression, ASignallingNanInAMatrixSurvivesAWrite) {
   float x;
   std::memcpy(&x, changed.data() + (at - bytes.begin()) + 8 + 12 * 4, 4);
   EXPECT_EQ(x, 5.0f);
-}
-
-// reader_scenery_fuzzer (the long run, 2026-12-04): a twin whose statement after `origin` starts
-// with an include of empty strings kept an empty name in the statement's arena before it had a
-// block: the arena indexed its blocks at -1 (UB; with no block yet, a read through null).
-TEST(FuzzRegression, AnEmptyIncludeNameBeforeTheArenasFirstBlockIsKept) {
-  const std::vector<std::uint8_t> twin = {
-      0x65, 0x75, 0x37, 0x0a, 0x01, 0x00, 0x00, 0x00, 0x00, 0x1b, 0x06, 0x6f, 0x72, 0x69, 0x67, 0x69, 0x6e,
-      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
-      0x05, 0x05, 0x05, 0x05, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x05, 0x05, 0x05,
-      0x05, 0x05, 0x05, 0x01, 0x03, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05};
-  MemorySource source(twin, "empty-include.incb");
-  auto doc = open_document(source);
-  ASSERT_TRUE(doc.ok()) << doc.error().describe();
-  EXPECT_EQ((*doc)->format_id(), "scenery-twin");
-  // Each empty string is a word no statement starts with, said where the include entry lies.
-  const auto warnings = (*doc)->warnings();
-  ASSERT_FALSE(warnings.empty());
-  EXPECT_EQ(warnings.front().message, "unexpected token ''");
-  EXPECT_EQ(warnings.front().offset, 54u);
 }
 
 }  // namespace

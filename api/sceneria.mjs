@@ -101,8 +101,8 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
     const { basename, dirname, relative, resolve, sep } = await import('node:path');
     // As the CLI looks: the files a path names (a .res, textures, includes) under `assets`, by
     // default the nearest folder its format names above it (`scenery`, `gamedata`, a Hard Truck
-    // game's root that holds COMMON/COMMON.RES), else its own folder; the file is named as it lies there, since a format looks for what it names by its
-    // name's folder.
+    // game's root that holds COMMON/COMMON.RES), else its own folder; the file is named as it
+    // lies there, since a format looks for what it names by its name's folder.
     const file = await realpath(resolve(source));
     let root = assets;
     if (root === undefined) {

@@ -152,30 +152,9 @@ int formats_command(bool json, std::ostream& out) {
 }
 
 // Files a document names are looked up from the folder its format names nearest above it (a
-// scenery's `scenery`, where includes name "scenery/..." paths; an X-Ray object's `gamedata`),
-// else from its own folder.
-// Whether `dir` holds the relative path `rel` ('/'-separated), each name matched without case, as
-// the assets resolver matches them.
-bool holds(const std::filesystem::path& dir, std::string_view rel) {
-  namespace fs = std::filesystem;
-  fs::path at = dir;
-  while (!rel.empty()) {
-    const auto slash = rel.find('/');
-    const std::string_view name = rel.substr(0, slash);
-    rel = slash == std::string_view::npos ? std::string_view() : rel.substr(slash + 1);
-    std::error_code ec;
-    bool found = false;
-    for (fs::directory_iterator it(at, ec), end; !ec && it != end; it.increment(ec))
-      if (iequals(it->path().filename().string(), name)) {
-        at = it->path();
-        found = true;
-        break;
-      }
-    if (!found) return false;
-  }
-  return true;
-}
-
+// scenery's `scenery`, where includes name "scenery/..." paths; an X-Ray object's `gamedata`) or
+// the nearest that holds the path its format names (a Hard Truck game's root, which holds
+// COMMON/COMMON.RES), else from its own folder.
 std::filesystem::path default_root(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path file = fs::absolute(path);
@@ -183,7 +162,8 @@ std::filesystem::path default_root(const std::string& path) {
   if (!format) return file.parent_path();
   for (fs::path p = file.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path()) {
     if (!format->assets_folder.empty() && iequals(p.filename().string(), format->assets_folder)) return p;
-    if (!format->assets_root_holds.empty() && holds(p, format->assets_root_holds)) return p;
+    // Matched without case by the resolver the conversion itself will use.
+    if (!format->assets_root_holds.empty() && DirectoryAssets(p.string()).exists_any({std::string(format->assets_root_holds)})) return p;
   }
   return file.parent_path();
 }

@@ -22,7 +22,7 @@ export function createEngine(core, read) {
         // Assets [{path, data}]: {paths, read(index)} for the core, read when the document asks.
         const entries = request.assets || [];
         const assets = request.assets ? { paths: entries.map((e) => e.path), read: (i) => read(entries[i].data) } : null;
-        const r = json(doc.openWhole(read(request.bytes), request.name, assets));
+        const r = json(doc.openWhole(read(request.bytes), request.name, assets, JSON.stringify(request.params || {})));
         if (!r.ok) { doc.close(); doc = null; fail(r.error); }
         return described(r);
       }
@@ -37,7 +37,7 @@ export function createEngine(core, read) {
       case 'convert': {
         const r = needDoc().write(request.to, JSON.stringify(request.params || {}), Boolean(request.lossy),
                                   (fraction) => progress({ phase: `writing ${request.name || request.to}`, fraction }), request.name || '');
-        if (!r.ok) fail(json(r.error));
+        if (!r.ok) fail(r.error);
         return { name: request.name, bytes: r.bytes, files: r.files, zip: r.zip, writer: r.writer, extension: r.extension,
                  losses: json(r.losses), images: r.images, advice: r.advice };
       }
@@ -50,12 +50,15 @@ export function createEngine(core, read) {
     }
   }
 
-  // {result} or {error: {code, message, offset, file}}: what a worker posts back.
+  // {result} or {error: {code, message, offset, file, line, column}}: what a worker posts back,
+  // the core's error as it came (bindings' error_json), line and column where a text has them.
   return (request, progress) => {
     try {
       return { result: handle(request, progress) };
     } catch (e) {
-      return { error: { code: e.code || 'error', message: e.message, offset: e.offset ?? 0, file: e.file } };
+      const error = { code: e.code || 'error', message: e.message, offset: e.offset ?? 0, file: e.file };
+      if (e.line) Object.assign(error, { line: e.line, column: e.column });
+      return { error };
     }
   };
 }

@@ -25,8 +25,25 @@ export interface OpenOptions {
   assets?: FileMap | string;
   /** For a file map: the path of the document to open (default: the first file of the first format in registry order). */
   main?: string;
+  /** Its format's open choices by param ({ smoothing: "soc" }): FormatInfo.choices lists them, SceneriaDocument.choices() what a file offers. One its format does not take is refused (code "bad_value"). */
+  params?: Record<string, string>;
   onProgress?: (progress: Progress) => void;
   signal?: AbortSignal;
+}
+
+/** A choice a format offers when a file is opened: declared by the format, offered by a file with the value in use. */
+export interface Choice {
+  /** The key of OpenOptions.params (and of the CLI's --param). */
+  param: string;
+  label: string;
+  /** One sentence: what it changes. */
+  help: string;
+  /** Values "false" and "true": a check box. */
+  toggle: boolean;
+  /** Declared: the values every file takes (empty: each file offers its own). From a document: those it offers. */
+  values: { value: string; label: string }[];
+  /** Declared: the default. From a document: the value it was opened with. */
+  value: string;
 }
 
 export interface WriterInfo {
@@ -41,6 +58,8 @@ export interface FormatInfo {
   assetsFolder: string;
   /** Or the nearest folder above it that holds this path, without case ("common/common.res": a Hard Truck game's root). */
   assetsRootHolds: string;
+  /** What may be chosen when a file of it is opened (OpenOptions.params). */
+  choices: Choice[];
 }
 export interface ListInfo { id: string; label: string; count: number; browsable?: boolean }
 export interface Row { i: number; name: string; detail: string; depth?: number }
@@ -53,6 +72,8 @@ export interface Summary {
   format: string; version: number | string; size: number;
   counts?: Record<string, number>;
   lists: ListInfo[];
+  /** The open choices this file offers, each with the value in use. */
+  choices: Choice[];
   missingFiles: string[];
   warnings: { file: string; offset: number; message: string; line?: number; column?: number }[];
   capabilities: { streams: boolean; writes: WriterInfo[] };
@@ -67,6 +88,8 @@ export declare class SceneriaDocument {
   /** One line: format, version and what it holds. */
   readonly headline: string;
   info(): Summary;
+  /** The open choices this file offers (info().choices); open again with `params` for another. */
+  choices(): Choice[];
   lists(): ListInfo[];
   sections(): Promise<SectionInfo[]>;
   objects(options?: { list?: string; first?: number; count?: number }): Promise<Row[]>;

@@ -7,6 +7,8 @@
 // Each document lives in a worker of its own (a Web Worker, or a worker thread in Node) with the
 // WebAssembly core, so a long conversion never blocks the page, and cancelling one (an
 // AbortSignal) stops that worker: the document closes with it.
+import { pickDocument } from './pick.mjs';
+
 const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node) && typeof window === 'undefined';
 
 class Channel {
@@ -135,18 +137,8 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
   if (source && typeof source === 'object') {
     const entries = Object.entries(source);
     if (entries.length === 0) throw new TypeError('an empty file map');
-    let chosen = main;
-    if (!chosen) {
-      // As the page ranks a dropped folder: by format, then by the format's own extension order
-      // (a scenery's .scn before the .inc files it includes).
-      for (const f of list.filter((f) => f.reads)) {
-        for (const e of f.extensions) {
-          chosen = entries.map(([p]) => p).find((p) => p.toLowerCase().endsWith(e));
-          if (chosen) break;
-        }
-        if (chosen) break;
-      }
-    }
+    // The page's rule for a dropped folder (pick.mjs).
+    const chosen = main ?? entries[pickDocument(entries.map(([p]) => p), list)]?.[0];
     if (!chosen || !(chosen in source)) throw new TypeError(`no file of a readable format among ${entries.length} (main: ${main ?? 'not given'})`);
     const picked = await resolveSource(source[chosen], { name: chosen.split('/').pop() }, list);
     return { ...picked, assets: entries.map(([path, data]) => ({ path, data: data instanceof ArrayBuffer ? new Uint8Array(data) : data })) };
@@ -190,8 +182,12 @@ export class SceneriaDocument {
   get format() { return this.#opened.format; }
   get headline() { return this.#opened.headline; }
   // The summary (as `sceneria info --json`): format, version, size, counts, structure, lists,
-  // missingFiles, warnings, capabilities.writes (the targets convert() takes).
+  // choices, missingFiles, warnings, capabilities.writes (the targets convert() takes).
   info() { return this.#opened.summary; }
+  // The open choices this file offers (a model's skin sets, a B3D module's groups), each with the
+  // value it was opened with: [{param, label, help, toggle, values: [{value, label}], value}].
+  // Open again with {params: {[param]: value}} for another.
+  choices() { return this.#opened.summary.choices || []; }
   // The record lists: [{id, label, count}].
   lists() { return this.#opened.lists; }
   // The scene's sections (1 km cells of a scenery): [{row, col, origin, min, max, instances, batches}].
@@ -206,7 +202,9 @@ export class SceneriaDocument {
   close() { this.#channel.terminate(); }
 }
 
-// Opens a document: open(source, {name, assets, main, onProgress, signal}) (see resolveSource).
+// Opens a document: open(source, {name, assets, main, params, onProgress, signal}) (see
+// resolveSource). `params`: its format's open choices ({smoothing: 'soc'}; formats() lists what
+// each format takes, doc.choices() what a file offers); one its format does not take is refused.
 export async function open(source, options = {}) {
   // The registry, where the source needs it: a map of files (which is the document) or a path
   // (where its format's references lie).
@@ -217,7 +215,7 @@ export async function open(source, options = {}) {
   const resolved = await resolveSource(source, options, list);
   const channel = await startWorker();
   try {
-    const opened = await channel.request({ op: 'open', bytes: resolved.bytes, name: resolved.name, assets: resolved.assets },
+    const opened = await channel.request({ op: 'open', bytes: resolved.bytes, name: resolved.name, assets: resolved.assets, params: options.params || {} },
                                          { onProgress: options.onProgress, signal: options.signal });
     return new SceneriaDocument(channel, opened, resolved.name);
   } catch (e) {

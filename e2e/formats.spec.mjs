@@ -324,10 +324,12 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   const first = await framePixels(page);
   expect(blue(first)).toBeGreaterThan(0.007);
   expect(red(first)).toBeLessThan(0.0005);
-  // The skin selector opens the same files with the other set.
-  await expect(page.locator('#skin-set option')).toHaveText(['detale/blue', 'detale/red']);
+  // The skin selector (the model's declared skin-set choice) opens the same files with the other set.
+  expect(summary.choices.map((c) => c.param)).toEqual(['skin-set']);
+  await expect(page.locator('#choice-skin-set option')).toHaveText(['detale/blue', 'detale/red']);
+  await expect(page.locator('#choice-skin-set')).toHaveValue('detale/blue');
   await page.evaluate(() => { window.sceneria.lastResult.stale = true; });
-  await page.selectOption('#skin-set', 'detale/red');
+  await page.selectOption('#choice-skin-set', 'detale/red');
   await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
   expect(await page.evaluate(() => window.sceneria.lastResult.summary.skin_set)).toBe('detale/red');
   const withTextures = await framePixels(page);
@@ -343,7 +345,7 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
     await window.sceneria.parser.configure({ decodeBlocks: true });
     window.sceneria.lastResult.stale = true;
   });
-  await page.selectOption('#skin-set', 'detale/blue');
+  await page.selectOption('#choice-skin-set', 'detale/blue');
   await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale && window.sceneria.viewer.stats().frames > 0);
   const decoded = await page.evaluate(() => window.sceneria.viewer.stats());
   expect(decoded.texturesCompressed).toBe(0);
@@ -358,7 +360,7 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   await page.setInputFiles('#folder-input', bare);
   await page.waitForFunction(() => window.sceneria.lastResult?.summary?.textures_loaded === 0);
   await expect(page.locator('#missing-files li')).toHaveCount(2);  // kratka, and no skin set
-  await expect(page.locator('#skin-choice')).toBeHidden();
+  await expect(page.locator('#choices')).toBeHidden();  // no skin set, no submodel waiting for lights: nothing to choose
   const plain = await framePixels(page);
   expect(red(plain) + blue(plain)).toBeLessThan(0.0005);
   expect(countDiffering(withTextures, plain, 60) / (plain.length / 4)).toBeGreaterThan(0.007);
@@ -373,18 +375,17 @@ test('a model\'s submodels that lights switch on are shown when asked for', asyn
   expect(hidden.length).toBeGreaterThan(0);
   await openViewer(page);
   await dropFile(page, 'interior_maszynownia.e3d', sample(rel));
-  await expect(page.locator('#hidden-choice')).toBeVisible();
-  await expect(page.locator('#show-hidden-label')).toHaveText(`Show ${hidden.length} submodels lights switch on`);
+  await expect(page.locator('#choices label').filter({ has: page.locator('#choice-hidden') })).toHaveText(`Show ${hidden.length} submodels lights switch on`);
   const before = await page.evaluate(() => window.sceneria.viewer.stats().objects);
   await page.evaluate(() => { window.sceneria.lastResult.stale = true; });
-  await page.check('#show-hidden');
+  await page.check('#choice-hidden');
   await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
   await page.waitForFunction((n) => window.sceneria.viewer.stats().objects === n, before + hidden.length);
   // Each one a record by its name: what a click on it shows.
   const names = await page.evaluate(async (ids) => Promise.all(ids.map(async (i) => (await window.sceneria.parser.record(window.sceneria.lastResult.doc, 'submodels', i)).name)),
                                     hidden.map((s) => s.index));
   expect(names).toEqual(hidden.map((s) => s.name));
-  await expect(page.locator('#show-hidden')).toBeChecked();
+  await expect(page.locator('#choice-hidden')).toBeChecked();
 });
 
 test('a scenery folder opens its text, follows its includes with their parameters and lists the missing ones', async ({ page }) => {

@@ -65,26 +65,27 @@ test('ks.b3d dropped with ks.res draws textured, its blocks in the outliner; gro
   // The LOD container (lod0 and lod1 cover B3D x 30-34, finer and coarser) and the switch (a mesh
   // in its third state, at x 40): group 1 draws lod1, group 2 lod1 (the LOD's last) and the mesh.
   const far = [37, 0, -2];
-  await expect(page.locator('#group-choice')).toBeVisible();
-  await expect(page.locator('#group option')).toHaveText(['group 0 (the default)', 'group 1', 'group 2']);
-  await expect(page.locator('#group')).toHaveValue('0');
+  await expect(page.locator('#choice-group')).toBeVisible();
+  await expect(page.locator('#choice-group option')).toHaveText(['group 0 (the default)', 'group 1', 'group 2']);
+  await expect(page.locator('#choice-group')).toHaveValue('0');
   const g0 = await look(page, far, 12);
-  await page.selectOption('#group', '1');
+  await page.selectOption('#choice-group', '1');
   await reopened(page, () => window.sceneria.lastResult?.summary.group_shown === 1);
   const g1 = await look(page, far, 12);
-  await page.selectOption('#group', '2');
+  await page.selectOption('#choice-group', '2');
   await reopened(page, () => window.sceneria.lastResult?.summary.group_shown === 2);
   const g2 = await look(page, far, 12);
   // Measured: 2.8 % and 0.67 % of the frame.
   expect(countDiffering(g0, g1, 30) / frame).toBeGreaterThan(0.005);
   expect(countDiffering(g1, g2, 30) / frame).toBeGreaterThan(0.002);
-  await expect(page.locator('#group')).toHaveValue('2');  // the choice stays on the reopened module
+  await expect(page.locator('#choice-group')).toHaveValue('2');  // the choice stays on the reopened module
 
   // Collision, triggers and portals: hidden, then shown (measured: 18 % of the frame).
-  await expect(page.locator('#show-hidden-label')).toHaveText(`Show ${s.hidden_blocks} collision, trigger and portal blocks`);
+  await expect(page.locator('#choices label').filter({ has: page.locator('#choice-hidden') })).toHaveText(`Show ${s.hidden_blocks} collision, trigger and portal blocks`);
   const shut = await look(page, middle, 28);
-  await page.check('#show-hidden');
+  await page.check('#choice-hidden');
   await reopened(page, () => window.sceneria.lastResult?.summary.hidden_shown === true);
+  await expect(page.locator('#choice-group')).toHaveValue('2');  // every choice is passed again, not only the one changed
   const open = await look(page, middle, 28);
   expect(countDiffering(shut, open, 30) / frame).toBeGreaterThan(0.05);
 

@@ -152,8 +152,9 @@ test('a CoP object read as SoC is shaded otherwise, from the page\'s smoothing c
   const summary = await page.evaluate(() => window.sceneria.lastResult.summary);
   expect(summary.smoothing).toBe('automatic');
   expect(summary.smoothing_detected).toBe('cop');
-  await expect(page.locator('#smoothing-choice')).toBeVisible();
-  await expect(page.locator('#smoothing option').first()).toHaveText('automatic (CoP)');
+  await expect(page.locator('#choice-smoothing')).toBeVisible();
+  await expect(page.locator('#choice-smoothing option')).toHaveText(['automatic (CoP)', 'SoC: equal groups are smooth', 'CoP: hard-edge bits']);
+  await expect(page.locator('#choice-smoothing')).toHaveValue('automatic');
   // Seen from four sides, the same views each time.
   const views = async () => {
     const out = [];
@@ -166,12 +167,12 @@ test('a CoP object read as SoC is shaded otherwise, from the page\'s smoothing c
   const differing = (a, b) => a.reduce((n, px, i) => n + countDiffering(px, b[i], 24), 0) / a.reduce((n, px) => n + px.length / 4, 0);
   const cop = await views();
   expect(cop.every((px) => share(px, (r, g, b) => isNotSky([r, g, b])) > 0.01)).toBe(true);
-  await page.selectOption('#smoothing', 'soc');
+  await page.selectOption('#choice-smoothing', 'soc');
   await page.waitForFunction(() => window.sceneria.lastResult?.summary.smoothing === 'soc');
   const soc = await views();
   expect(differing(cop, soc)).toBeGreaterThan(0.002);  // measured: 1.4 % of the four views' pixels
   // Back to automatic: CoP's pixels again.
-  await page.selectOption('#smoothing', '');
+  await page.selectOption('#choice-smoothing', 'automatic');
   await page.waitForFunction(() => window.sceneria.lastResult?.summary.smoothing === 'automatic');
   expect(differing(cop, await views())).toBe(0);
 });

@@ -492,6 +492,47 @@ TEST(B3dScene, ALinkFindsItsObjectInAnotherModuleOpenedWithIt) {
   }));
 }
 
+// The same, as a host asks for it: the module's declared choices, passed by param.
+TEST(B3dScene, TheGroupAndHiddenBlocksAreOpenChoices) {
+  const auto bytes = synthetic().bytes();
+  MemorySource source(bytes, "m.b3d");
+  const auto names = [](const Document& doc) {
+    auto s = doc.scene();
+    std::set<std::string> out;
+    for (const scene::Section& sec : s->sections)
+      for (const scene::Instance& in : sec.instances) out.insert(s->meshes[in.mesh].name);
+    return out;
+  };
+  auto doc = open_document(source, {.params = {{"group", "1"}, {"hidden", "true"}}});
+  ASSERT_TRUE(doc.ok()) << doc.error().describe();
+  EXPECT_TRUE(names(**doc).count("far tri"));
+  EXPECT_FALSE(names(**doc).count("near tri"));
+  EXPECT_TRUE(names(**doc).count("collision"));
+  const auto summary = describe(**doc);
+  const auto& choices = summary["choices"];
+  ASSERT_EQ(choices.size(), 2u);
+  EXPECT_EQ(choices[0]["param"], "group");
+  EXPECT_EQ(choices[0]["values"].size(), summary["group_count"].get<std::size_t>());
+  EXPECT_EQ(choices[0]["values"][0], nlohmann::ordered_json::parse(R"j({"value":"0","label":"group 0 (the default)"})j"));
+  EXPECT_EQ(choices[0]["value"], "1");
+  EXPECT_EQ(choices[1]["param"], "hidden");
+  EXPECT_EQ(choices[1]["toggle"], true);
+  EXPECT_EQ(choices[1]["label"], fmt::format("Show {} collision, trigger and portal block{}", summary["hidden_blocks"].get<int>(),
+                                             summary["hidden_blocks"].get<int>() == 1 ? "" : "s"));
+  EXPECT_EQ(choices[1]["value"], "true");
+  // A group past the module's last is its last (the value shown is the one drawn).
+  auto past = open_document(source, {.params = {{"group", "7"}}});
+  ASSERT_TRUE(past.ok());
+  EXPECT_EQ(describe(**past)["choices"][0]["value"], std::to_string(summary["group_count"].get<int>() - 1));
+  // Not a number, or a toggle that is neither false nor true: refused, saying what was wrong.
+  auto word = open_document(source, {.params = {{"group", "far"}}});
+  ASSERT_FALSE(word.ok());
+  EXPECT_EQ(word.error().message, "group: 'far' is not a group number (0, 1, …)");
+  auto yes = open_document(source, {.params = {{"hidden", "yes"}}});
+  ASSERT_FALSE(yes.ok());
+  EXPECT_EQ(yes.error().message, "hidden: 'yes' is not one of 'false', 'true'");
+}
+
 TEST(B3dScene, GroupZeroIsDrawnByDefaultAndHiddenBlocksOnAsk) {
   const auto bytes = synthetic().bytes();
   const auto drawn = [&](ViewOptions v) {

@@ -150,6 +150,55 @@ TEST(Cli, ExportsCarryTheTexturesBesideTheInputAndNameTheMissingOnes) {
   EXPECT_NE(about.out.find("missing files 1\n"), std::string::npos) << about.out;
 }
 
+// A format's open choices are --param on info, validate and convert, as `formats` lists them.
+TEST(Cli, OpenChoicesAreParams) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const std::string object = (test::samples_dir() / "xray" / "test_fmt_sg_new.object").string();
+  auto formats = run({"formats"});
+  ASSERT_EQ(formats.code, 0);
+  EXPECT_NE(formats.out.find("open choices smoothing=automatic|soc|cop\n"), std::string::npos) << formats.out;
+  EXPECT_NE(formats.out.find("open choices skin-set  hidden=false|true\n"), std::string::npos) << formats.out;
+  EXPECT_NE(formats.out.find("open choices group  hidden=false|true\n"), std::string::npos) << formats.out;
+
+  auto as_soc = run({"info", object, "--json", "--param", "smoothing=soc"});
+  ASSERT_EQ(as_soc.code, 0) << as_soc.err;
+  const auto choices = nlohmann::json::parse(as_soc.out)["choices"];
+  ASSERT_EQ(choices.size(), 1u);
+  EXPECT_EQ(choices[0]["param"], "smoothing");
+  EXPECT_EQ(choices[0]["value"], "soc");
+  EXPECT_EQ(choices[0]["values"][0]["label"], "automatic (CoP)");
+
+  auto soft = run({"validate", object, "--param", "smoothing=soft"});
+  EXPECT_EQ(soft.code, 1);
+  EXPECT_NE(soft.err.find("smoothing: 'soft' is not one of 'automatic', 'soc', 'cop'"), std::string::npos) << soft.err;
+  auto unknown = run({"info", object, "--param", "skin-set=red"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("has no open choice 'skin-set' (it has smoothing)"), std::string::npos) << unknown.err;
+
+  // Converting, the choice reaches the reader and the writer's options stay the writer's: read as
+  // SoC, every face of this object is flat, so the glTF's normals differ from the automatic (CoP) read.
+  Scratch scratch;
+  auto automatic = run({"convert", object, scratch.path("auto.glb"), "--param", "instancing=false"});
+  auto soc = run({"convert", object, scratch.path("soc.glb"), "--param", "smoothing=soc", "--param", "instancing=false"});
+  ASSERT_EQ(automatic.code, 0) << automatic.err;
+  ASSERT_EQ(soc.code, 0) << soc.err;
+  const auto a = test::read_file(scratch.path("auto.glb")), b = test::read_file(scratch.path("soc.glb"));
+  EXPECT_NE(a, b);
+}
+
+// The CLI's allocator choice asks the registry which files convert a piece at a time: a module,
+// not its JSON form, not a text.
+TEST(Cli, OnlyAModuleConvertsInPieces) {
+  SCENERIA_REQUIRE_SAMPLES();
+  EXPECT_TRUE(cli::converts_in_pieces(eu7("TD.v6.eu7").string()));
+  Scratch scratch;
+  ASSERT_EQ(run({"dump", eu7("TD.v6.eu7").string(), "-o", scratch.path("td.json")}).code, 0);
+  EXPECT_FALSE(cli::converts_in_pieces(scratch.path("td.json")));
+  write_file(scratch.path("a.scn"), {'n', 'o', 'd', 'e', '\n'});
+  EXPECT_FALSE(cli::converts_in_pieces(scratch.path("a.scn")));
+  EXPECT_FALSE(cli::converts_in_pieces(scratch.path("absent.eu7")));
+}
+
 TEST(Cli, ValidatePassesACleanSampleAndReportsCorruptionWithItsOffset) {
   SCENERIA_REQUIRE_SAMPLES();
   auto clean = run({"validate", eu7("wrapinc_linia053.v9-pack6.eu7").string()});

@@ -3,6 +3,7 @@
 // every sample written back byte for byte; and hostile files refused with the chunk and offset.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -306,12 +307,19 @@ TEST(E3d, TexturesAndSkinsAreFoundAsTheEngineFindsThem) {
   MemorySource source(model, "Vehicle/e6acta_detale_dual_power.e3d");
   for (const auto& [set, want] : {std::pair<std::string, std::uint32_t>{"", 0x001F}, {"red", 0xF800}}) {
     SCOPED_TRACE(set);
-    OpenOptions options{.assets = &assets, .skin_set = set};
+    OpenOptions options{.assets = &assets};
+    if (!set.empty()) options.params["skin-set"] = set;
     auto doc = open_document(source, options);
     ASSERT_TRUE(doc.ok()) << doc.error().describe();
     const auto summary = (*doc)->summary(0);
     EXPECT_EQ(summary["textures_loaded"].get<int>(), 2);
     EXPECT_EQ(summary["skin_sets"], nlohmann::ordered_json::array({"vehicle/blue", "vehicle/red"}));
+    // The choice a host renders: the sets among the files, the one in use.
+    const auto choices = describe(**doc)["choices"];
+    ASSERT_EQ(choices.size(), 1u);  // no submodel of it waits for lights
+    EXPECT_EQ(choices[0]["param"], "skin-set");
+    EXPECT_EQ(choices[0]["values"], nlohmann::ordered_json::parse(R"([{"value":"vehicle/blue","label":"vehicle/blue"},{"value":"vehicle/red","label":"vehicle/red"}])"));
+    EXPECT_EQ(choices[0]["value"], set.empty() ? "vehicle/blue" : "vehicle/red");
     EXPECT_TRUE((*doc)->missing_assets().empty());
     auto scene = (*doc)->scene();
     ASSERT_TRUE(scene.ok());
@@ -434,9 +442,18 @@ TEST(E3d, HiddenSubmodelsAreDrawnWhenAskedFor) {
     const auto bytes = test::read_file(path);
     MemorySource source(bytes, name);
     auto plain = open_document(source);
-    auto shown = open_document(source, {.show_hidden = true});
+    auto shown = open_document(source, {.params = {{"hidden", "true"}}});
     ASSERT_TRUE(plain.ok() && shown.ok());
     EXPECT_EQ((*plain)->summary(0)["hidden_submodels"].get<std::uint64_t>(), hidden);
+    // The toggle a host renders, with the count in its label, off until asked for.
+    const auto choices = (*plain)->choices();
+    const auto toggle = std::find_if(choices.begin(), choices.end(), [](const Choice& c) { return c.param == "hidden"; });
+    ASSERT_NE(toggle, choices.end());
+    EXPECT_TRUE(toggle->toggle);
+    EXPECT_EQ(toggle->label, fmt::format("Show {} submodel{} lights switch on", hidden, hidden == 1 ? "" : "s"));
+    EXPECT_EQ(toggle->value, "false");
+    const auto on = (*shown)->choices();
+    EXPECT_EQ(std::find_if(on.begin(), on.end(), [](const Choice& c) { return c.param == "hidden"; })->value, "true");
     EXPECT_EQ((*shown)->scene()->objects.size(), (*plain)->scene()->objects.size() + hidden);
   }
 }
@@ -476,7 +493,7 @@ TEST(E3d, RowsCarryTheTreeAndAPlacedModelIsNoVehicle) {
   MemorySource cab_source(cab_bytes, "interior_maszynownia.e3d");
   MemoryAssets none;
   auto vehicle = open_document(cab_source);
-  auto placed = open_document(cab_source, {.assets = &none, .staged = false, .skin_set = {}, .show_hidden = false, .texture_base = "textures/x/"});
+  auto placed = open_document(cab_source, {.assets = &none, .staged = false, .deferred = false, .texture_base = "textures/x/"});
   ASSERT_TRUE(vehicle && placed);
   EXPECT_EQ((*placed)->scene()->meshes.size(), (*vehicle)->scene()->meshes.size() + vehicle_hidden - scenery_hidden);
 }

@@ -1,7 +1,7 @@
 // The JSON forms of E3D models and scenery twins (docs/json-forms.md): what JSON text cannot say
 // on its own (NaN payloads, padding, CP1250 names, duplicate strings, packed vertices) survives a
 // round trip bit for bit; a text scenery's form is the twin it bakes to; hostile documents are
-// refused with where and why. The shared reader (core/json_io) hands long lists over an item at a
+// refused with where and why. The shared reader (io/json_io) hands long lists over an item at a
 // time. Every sample's round trip is in format_conformance_test.cpp.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 #include "formats/e3d/e3d.hpp"
 #include "formats/e3d/json.hpp"
 #include "formats/registry.hpp"

@@ -230,7 +230,7 @@ TEST(ModelLoader, AScenerysModelsLoadNearestFirstTexturedAndOnceEach) {
   // what its name says, an E3D, and refused; never opened as a scenery again.
   assets.add("models/budynki/dom2.e3d", *bytes);
   MemorySource source(*bytes, "generated.eu7");
-  auto doc = open_document(source, {.assets = &assets, .staged = false, .skin_set = {}, .show_hidden = false, .texture_base = {}});
+  auto doc = open_document(source, {.assets = &assets, .staged = false});
   ASSERT_TRUE(doc) << doc.error().describe();
   auto scene = (*doc)->scene();
   ASSERT_TRUE(scene);

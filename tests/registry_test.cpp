@@ -60,8 +60,9 @@ TEST(Inspect, SummaryOfTdV6) {
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"format", "version", "size", "chunks", "structureName", "structure", "strings",
-                                            "counts", "sections", "stringSample", "lists", "missingFiles", "warnings",
+                                            "counts", "sections", "stringSample", "lists", "choices", "missingFiles", "warnings",
                                             "capabilities"}));
+  EXPECT_EQ(j["choices"], nlohmann::ordered_json::array());  // a module offers no open choice
   EXPECT_EQ(j["capabilities"]["streams"], true);
   ASSERT_EQ(j["capabilities"]["writes"].size(), 5u);  // its own two, then the scene exports
   EXPECT_EQ(j["capabilities"]["writes"][0]["id"], "eu7b");

@@ -311,10 +311,24 @@ TEST(XrayScene, SmoothingGroupsSplitNormalsWhereEdgesAreHard) {
   // (As the page asks for it: through the open options.)
   const auto bytes = test::read_file(sample("test_fmt_sg_new.object"));
   MemorySource source(bytes, "test_fmt_sg_new.object");
-  auto doc = open_document(source, {.smoothing = "soc"});
+  auto doc = open_document(source, {.params = {{"smoothing", "soc"}}});
   ASSERT_TRUE(doc.ok()) << doc.error().describe();
   EXPECT_EQ((*doc)->summary(0)["smoothing"], "soc");
   EXPECT_EQ((*doc)->summary(0)["smoothing_detected"], "cop");
+  // The choice a host renders: automatic says what it reads the groups as.
+  EXPECT_EQ(describe(**doc)["choices"], nlohmann::ordered_json::parse(R"j([{"param":"smoothing","label":"Smoothing groups",
+    "help":"X-Ray smoothing groups: SoC files smooth the edges between faces of equal groups; CoP files mark each face's hard edges in bits",
+    "toggle":false,"values":[{"value":"automatic","label":"automatic (CoP)"},{"value":"soc","label":"SoC: equal groups are smooth"},
+    {"value":"cop","label":"CoP: hard-edge bits"}],"value":"soc"}])j"));
+  // A value outside the declared list, or a choice the format does not have, is refused.
+  auto bad = open_document(source, {.params = {{"smoothing", "soft"}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Errc::bad_value);
+  EXPECT_EQ(bad.error().message, "smoothing: 'soft' is not one of 'automatic', 'soc', 'cop'");
+  EXPECT_EQ(bad.error().file, "test_fmt_sg_new.object");
+  auto unknown = open_document(source, {.params = {{"group", "1"}}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "X-Ray SDK object (.object) has no open choice 'group' (it has smoothing)");
   const auto soc = (*doc)->scene();
   ASSERT_TRUE(soc.ok());
   const scene::Mesh& sm = soc->meshes.at(0);

@@ -115,6 +115,10 @@ nlohmann::ordered_json error_json(const sceneria::Error& e) {
   return j;
 }
 
+// The same error as a JS object ({code, offset, message, file?, line?, column?}): what answers
+// that are JS objects carry, so every answer's error reads the same on the JS side.
+val error_val(const sceneria::Error& e) { return val::global("JSON").call<val>("parse", val(to_text(error_json(e)))); }
+
 // What the page shows of an open document.
 nlohmann::ordered_json opened_json(const sceneria::Document& d, std::size_t string_sample) {
   nlohmann::ordered_json out;
@@ -268,7 +272,7 @@ val bake_tree(const std::string& name, const val& root, const val& assets) {
   auto format = sceneria::detect(bytes, name, bytes.size());
   auto fail = [&](const sceneria::Error& e) {
     out.set("ok", false);
-    out.set("error", val(to_text(error_json(e))));
+    out.set("error", error_val(e));
     return out;
   };
   if (!format) return fail(format.error());
@@ -299,7 +303,7 @@ unsigned document_threads() {
 val write_failed(const sceneria::Error& e) {
   val out = val::object();
   out.set("ok", false);
-  out.set("error", val(to_text(error_json(e))));
+  out.set("error", error_val(e));
   return out;
 }
 
@@ -385,21 +389,16 @@ val write_document(const sceneria::Document& document, sceneria::AssetResolver* 
 class DocumentBinding {
  public:
   // {"ok":true,"format","headline","summary":{...},"lists":[...]} or {"ok":false,"error":{...}}
-  // `skin`: a model's replaceable skin set ("" the first among the files); `show_hidden`: a
-  // model's submodels hidden until lights switch them on are drawn.
-  // `group`: which group of a B3D module's LOD and switch containers is drawn; `smoothing`: how
-  // an X-Ray object's smoothing groups read ("soc", "cop", "" told from the values).
-  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& skin, bool show_hidden,
-                   int group, const std::string& smoothing) {
+  // `params`: the format's open choices as a JSON object ({"skin-set": "…"}; summary.choices
+  // lists those the file offers).
+  std::string open(const val& typed_array, const std::string& name, int string_sample, const val& assets, const std::string& params) {
     // Staged: a scenery's infrastructure draws first; nextStage() brings the rest.
-    return open_with(typed_array, name, assets, {.assets = nullptr, .staged = true, .skin_set = skin, .show_hidden = show_hidden, .texture_base = {}, .threads = 1,
-                                                      .group = static_cast<std::uint32_t>(std::max(0, group)), .smoothing = smoothing},
-                     string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
+    return open_with(typed_array, name, assets, {.staged = true}, params, string_sample > 0 ? static_cast<std::size_t>(string_sample) : 0);
   }
   // open() for a conversion or an inspection (the JS API): the whole document at once, not in
   // stages, so that its scene is all of it.
-  std::string openWhole(const val& typed_array, const std::string& name, const val& assets) {
-    return open_with(typed_array, name, assets, {}, 0);
+  std::string openWhole(const val& typed_array, const std::string& name, const val& assets, const std::string& params) {
+    return open_with(typed_array, name, assets, {}, params, 0);
   }
   // Every section of the scene: [{row, col, origin: [x, y, z], min, max, instances, batches}].
   std::string sections() const {
@@ -474,10 +473,13 @@ class DocumentBinding {
   }
 
  private:
-  std::string open_with(const val& typed_array, const std::string& name, const val& assets, sceneria::OpenOptions options,
+  std::string open_with(const val& typed_array, const std::string& name, const val& assets, sceneria::OpenOptions options, const std::string& params,
                         std::size_t string_sample) {
     document_.reset();
     models_.reset(nullptr);
+    const auto p = nlohmann::json::parse(params.empty() ? "{}" : params, nullptr, false);
+    if (!p.is_object()) return to_text({{"ok", false}, {"error", error_json({sceneria::Errc::bad_value, 0, "open choices: not a JSON object"})}});
+    for (const auto& [k, v] : p.items()) options.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
     sceneria::MemorySource source(copy_bytes(typed_array), name);
     // Kept: the models of a scenery load from the same files after it opens.
     assets_ = listed_assets(assets);

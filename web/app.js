@@ -3,6 +3,7 @@
 // textContent, never as HTML.
 import { Parser, startViewer } from './sceneria-api.js';
 import { VirtualList } from './virtual-list.js';
+import { pickDocument } from './api/pick.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text) => { $('status').textContent = text; };
@@ -387,7 +388,7 @@ async function open(name, request, view = null, { reloaded = false } = {}) {
   clearSelection();
   if (result.ok) {
     showSummary(name, result.summary);
-    showSkins(result.summary);
+    showChoices(result.summary);
     showKinds(result.lists);
     if (result.stream) streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
     showSaveTargets(result.summary.capabilities);
@@ -632,82 +633,78 @@ $('share').addEventListener('click', async () => {
 });
 
 // `assets`: [{path, file}] opened with it (a dropped folder, several files): what it refers to.
-// `skin`: a model's skin set (the skin selector opens the same files again with another).
+// `params`: its format's open choices ({param: value}; the choice controls open the same files
+// again with theirs).
 let lastFiles = null;
-function openFile(file, assets = [], { skin = '', showHidden = false, group = 0, smoothing = '' } = {}) {
+function openFile(file, assets = [], params = {}) {
   clearNotices();
   lastFiles = { file, assets };
   const ticket = latest + 1;
   return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
     if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
-  }, assets, { skin, showHidden, group, smoothing }));
+  }, assets, params));
 }
-// The same files again with the model choices the panel shows.
-function reopenWithChoices() {
-  if (lastFiles) openFile(lastFiles.file, lastFiles.assets, { skin: $('skin-set').value, showHidden: $('show-hidden').checked,
-                                                              group: Number($('group').value) || 0, smoothing: $('smoothing').value });
-}
-
-// A model's skin sets among the files opened with it (summary.skin_sets), the one in use chosen.
-function showSkins(s) {
-  const sets = s.skin_sets || [];
-  $('skin-choice').hidden = sets.length === 0;
-  $('skin-set').replaceChildren(...sets.map((set) => {
-    const option = document.createElement('option');
-    option.value = set;
-    option.textContent = set;  // a file's name: text, never HTML
-    return option;
-  }));
-  if (s.skin_set) $('skin-set').value = s.skin_set;
-  // A model's lamps, or a B3D module's collision, triggers and portals.
-  const hidden = s.hidden_submodels || s.hidden_blocks || 0;
-  $('hidden-choice').hidden = hidden === 0;
-  $('show-hidden').checked = Boolean(s.hidden_shown);
-  $('show-hidden-label').textContent = s.hidden_blocks
-    ? `Show ${number.format(hidden)} collision, trigger and portal block${hidden === 1 ? '' : 's'}`
-    : `Show ${number.format(hidden)} submodel${hidden === 1 ? '' : 's'} lights switch on`;
-  // A B3D module's LOD levels and switch states, group 0 first.
-  const groups = s.group_count || 0;
-  $('group-choice').hidden = groups < 2;
-  $('group').replaceChildren(...Array.from({ length: groups }, (_, g) => {
-    const option = document.createElement('option');
-    option.value = String(g);
-    option.textContent = g === 0 ? 'group 0 (the default)' : `group ${g}`;
-    return option;
-  }));
-  if (groups) $('group').value = String(Math.min(s.group_shown || 0, groups - 1));
-  // An X-Ray object's smoothing groups, where its normals depend on how they are read.
-  $('smoothing-choice').hidden = !s.smoothing_detected;
-  if (s.smoothing_detected) {
-    $('smoothing').value = s.smoothing === 'automatic' ? '' : s.smoothing;
-    $('smoothing').options[0].textContent = `automatic (${s.smoothing_detected === 'soc' ? 'SoC' : 'CoP'})`;
+// The values the choice controls show, as open params.
+function chosenParams() {
+  const params = {};
+  for (const control of $('choices').querySelectorAll('[data-param]')) {
+    params[control.dataset.param] = control.type === 'checkbox' ? String(control.checked) : control.value;
   }
+  return params;
 }
-$('group').addEventListener('change', reopenWithChoices);
-$('skin-set').addEventListener('change', reopenWithChoices);
-$('show-hidden').addEventListener('change', reopenWithChoices);
-$('smoothing').addEventListener('change', reopenWithChoices);
+// The same files again with the choices the panel shows.
+function reopenWithChoices() {
+  if (lastFiles) openFile(lastFiles.file, lastFiles.assets, chosenParams());
+}
 
-// Several files or a folder: the document is the first file a registered format claims by its
-// extension (in the registry's order), the rest are the files it may refer to.
+// The open choices this file offers (summary.choices, each declared by its format: a model's skin
+// sets, a module's LOD groups): a check box or a list each, showing the value it was opened with.
+// Labels and values may come from the file (skin set names): set as text, never as HTML.
+function showChoices(s) {
+  const choices = s.choices || [];
+  $('choices').hidden = choices.length === 0;
+  $('choices').replaceChildren(...choices.map((choice) => {
+    const label = document.createElement('label');
+    label.title = choice.help;
+    let control;
+    if (choice.toggle) {
+      control = document.createElement('input');
+      control.type = 'checkbox';
+      control.checked = choice.value === 'true';
+      label.className = 'check';
+      label.append(control, ` ${choice.label}`);
+    } else {
+      control = document.createElement('select');
+      control.setAttribute('aria-label', choice.label);
+      control.append(...choice.values.map((v) => new Option(v.label, v.value)));
+      control.value = choice.value;
+      label.append(`${choice.label} `, control);
+    }
+    control.id = `choice-${choice.param}`;
+    control.dataset.param = choice.param;
+    control.addEventListener('change', reopenWithChoices);
+    return label;
+  }));
+}
+
+// Several files or a folder: the document is picked by the API's rule (api/pick.mjs: the first
+// extension in registry order, then the shallowest path), the rest are the files it may refer to.
+let registry = [];
 let accepted = [];
 parser.formats().then((r) => {
+  registry = r.formats;
   accepted = r.accept.split(',').filter(Boolean);
   $('file-input').accept = r.accept;
 });
 function openFiles(entries) {
   if (!entries.length) return;
-  const rank = (path) => {
-    const lower = path.toLowerCase();
-    const i = accepted.findIndex((ext) => lower.endsWith(ext));
-    return i < 0 ? Infinity : i;
-  };
-  const sorted = entries.slice().sort((a, b) => rank(a.path) - rank(b.path) || a.path.split('/').length - b.path.split('/').length);
-  const main = sorted[0];
-  if (entries.length > 1 && rank(main.path) === Infinity) {
+  // One file opens whatever its name (the core tells formats by content first, and says why not).
+  const picked = entries.length === 1 ? 0 : pickDocument(entries.map((e) => e.path), registry);
+  if (picked < 0) {
     status(`no file here that sceneria can open (${accepted.join(' ')})`);
     return;
   }
+  const main = entries[picked];
   openFile(main.file, entries.length > 1 ? entries.filter((e) => e !== main) : []);
 }
 

@@ -40,14 +40,10 @@ export class Parser {
   // {code, offset, message, file}}. The file becomes the worker's open document (replacing the
   // previous one); `scene` is the serialized scene for Viewer.loadScene. onProgress({phase,
   // fraction}). `assets`: [{path, file}] it may refer to (models, textures, includes); what it
-  // names and is not among them is listed in summary.missingFiles. For a model: `skin`, its
-  // replaceable skin set, one of summary.skin_sets ("" the first); `showHidden`, draw the
-  // submodels lights switch on (summary.hidden_submodels of them); for a B3D module, its collision,
-  // triggers and portals (summary.hidden_blocks), and `group`, which group of its LOD and switch
-  // containers is drawn (0 to summary.group_count - 1); for an X-Ray object, `smoothing`, how its
-  // smoothing groups read: 'soc', 'cop' or '' (told from the values, summary.smoothing_detected).
-  inspect(file, onProgress, assets = [], { skin = '', showHidden = false, group = 0, smoothing = '' } = {}) {
-    return this.#request({ kind: 'file', name: file.name, file, assets, skin, showHidden, group, smoothing }, onProgress);
+  // names and is not among them is listed in summary.missingFiles. `params`: its format's open
+  // choices ({param: value}); summary.choices lists those the file offers and the value of each.
+  inspect(file, onProgress, assets = [], params = {}) {
+    return this.#request({ kind: 'file', name: file.name, file, assets, params }, onProgress);
   }
   // Settings for what the worker hands over. `decodeBlocks`: the viewer's WebGL context has no
   // WEBGL_compressed_texture_s3tc (viewer.stats().s3tc false), so BC1-3 textures are decoded to

@@ -144,7 +144,7 @@ async function openStream(m, fetcher, request, progress, signal, { head, size, f
   }
   stream = { doc: result.doc, wasm, fetcher, url: request.url ?? null, reads: new Map(), errors: [], changed: false,
              missingChanged: false, assetQueue: [], lookups: null, lookupBudget: MAX_LOOKUPS, foundPaths: new Map(),
-             modelFiles: new Map(), modelFetch: null, modelReady: null };
+             modelFiles: new Map(), modelPaths: new Set(), modelFetch: null, modelReady: null };
   fetcher.onChange = () => { stream.changed = true; };
   // The real models of its proxies, from next to the URL (a dropped big file has no folder).
   if (request.url) wasm.setAssets(urlFiles(stream, request.url));
@@ -285,6 +285,7 @@ function streamModel(s, x, y, z) {
   }
   const wanted = s.wasm.modelWanted(x, y, z);
   if (!wanted) return idleModels;
+  for (const f of wanted.files) s.modelPaths.add(f);
   const path = wanted.files.find((f) => s.foundPaths.has(f));
   if (!path) return modelAnswer(s, s.wasm.loadModel(wanted.mesh));
   const found = s.foundPaths.get(path);
@@ -346,9 +347,10 @@ function urlFiles(s, url) {
   return {
     read(path) {
       if (stream !== s) return null;
-      // A model file: fetched before its model loads (streamModel), from where the lookups found
-      // it (a server may answer any path: a HEAD there already said which candidate is the file).
-      if (/\.(e3d|t3d)$/.test(path) && !s.exporting) {
+      // A model file (one the core named as a model's, modelWanted): fetched before its model
+      // loads (streamModel), from where the lookups found it (a server may answer any path: a
+      // HEAD there already said which candidate is the file).
+      if (s.modelPaths.has(path) && !s.exporting) {
         const bytes = s.modelFiles.get(path) ?? null;
         s.modelFiles.delete(path);
         return bytes;
@@ -475,7 +477,7 @@ async function handle(request, progress) {
       if (opened?.doc !== documentId) return { ok: false, error: { code: 'bad_value', offset: 0, message: 'only a file opened whole can be baked' } };
       const root = opened.file ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(opened.file)) : new Uint8Array(opened.buffer);
       const r = m.bakeTree(opened.name, root, assetsOf(opened));
-      if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
+      if (!r.ok) return { ok: false, error: r.error };
       return { ok: true, files: r.files, missing: JSON.parse(r.missing) };
     }
     case 'write': {
@@ -499,7 +501,7 @@ async function handle(request, progress) {
         }
         if (r.ok) r.reads = { requests: s.fetcher.requests - before.requests, bytes: s.fetcher.bytes - before.bytes };
       }
-      if (!r.ok) return { ok: false, error: JSON.parse(r.error) };
+      if (!r.ok) return { ok: false, error: r.error };
       return { ok: true, bytes: r.bytes, writer: r.writer, extension: r.extension, losses: JSON.parse(r.losses), images: r.images, advice: r.advice, files: r.files, zip: r.zip,
                reads: r.reads ?? null };
     }
@@ -530,9 +532,8 @@ async function openWhole(m, bytes, request, progress) {
   if (!document) document = new m.Document();
   progress('parsing', 0);
   const started = performance.now();
-  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request), request.skin || '', !!request.showHidden,
-                                                Number.isInteger(request.group) ? request.group : 0,
-                                                typeof request.smoothing === 'string' ? request.smoothing : ''));
+  // request.params: the format's open choices ({param: value}, from summary.choices).
+  const result = JSON.parse(document.open(bytes, request.name, 200, assetsOf(request), JSON.stringify(request.params || {})));
   result.parseMs = performance.now() - started;
   result.doc = ++documentId;
   if (result.ok) {

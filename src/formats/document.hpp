@@ -38,6 +38,25 @@ struct ListInfo {
   std::vector<ListGroup> groups = {};  // the records by the file they came from (rows_in_group)
 };
 
+// A choice a format offers when a file is opened (a model's skin set, a B3D module's LOD group).
+// A format declares the ones it takes (Format::choices) as it declares its writers' params; an
+// open document gives those that apply to it, with the values it offers and the one in use
+// (Document::choices). Hosts render and pass them (OpenOptions::params) without knowing the format.
+struct ChoiceValue {
+  std::string value;  // what OpenOptions::params carries ("soc")
+  std::string label;  // what a host shows ("SoC: equal groups are smooth")
+};
+struct Choice {
+  std::string param;    // the OpenOptions::params key ("skin-set"), also the CLI's --param key
+  std::string label;    // "Skin set"
+  std::string help;     // one sentence: what it changes
+  bool toggle = false;  // values "false" and "true": a check box
+  // Declared: the values every file takes (empty: each file offers its own, given by its
+  // document). From a document: those it offers.
+  std::vector<ChoiceValue> values = {};
+  std::string value = {};  // declared: the default; from a document: the one in use
+};
+
 class Document {
  public:
   virtual ~Document() = default;
@@ -76,6 +95,9 @@ class Document {
   virtual std::vector<Warning> validate() const { return warnings(); }
   // Files the document refers to that the asset resolver could not find.
   virtual std::vector<std::string> missing_assets() const { return {}; }
+  // The open choices (Format::choices) that apply to this file: the values it offers and the one
+  // it was opened with. A choice that changes nothing for it (no skin sets, one LOD group) is left out.
+  virtual std::vector<Choice> choices() const { return {}; }
   // The document losslessly as JSON (`sceneria dump`; docs/json-forms.md), written to `sink` as
   // text (`indent` < 0: compact, else nlohmann's dump(indent) layout) as it is walked, never built
   // as a tree. An error if the format has no JSON form.
@@ -84,5 +106,7 @@ class Document {
 
 // Lists as JSON for the page and `info --json`: [{"id","label","count"}].
 nlohmann::ordered_json lists_json(const Document& document);
+// Choices as JSON: [{"param","label","help","toggle","values":[{"value","label"}],"value"}].
+nlohmann::ordered_json choices_json(const std::vector<Choice>& choices);
 
 }  // namespace sceneria

@@ -80,6 +80,17 @@ nlohmann::ordered_json lists_json(const Document& document) {
   return out;
 }
 
+nlohmann::ordered_json choices_json(const std::vector<Choice>& choices) {
+  auto out = nlohmann::ordered_json::array();
+  for (const Choice& c : choices) {
+    auto values = nlohmann::ordered_json::array();
+    // Values may be names from the file (skin sets): kept as text, whatever their bytes.
+    for (const ChoiceValue& v : c.values) values.push_back({{"value", display_text(v.value)}, {"label", display_text(v.label)}});
+    out.push_back({{"param", c.param}, {"label", c.label}, {"help", c.help}, {"toggle", c.toggle}, {"values", std::move(values)}, {"value", display_text(c.value)}});
+  }
+  return out;
+}
+
 namespace {
 
 Error stream_dump(const Document& document, const WriteOptions&, ByteSink& sink) {
@@ -138,9 +149,39 @@ Result<const Format*> detect(ByteSource& source) {
   return detect(head, source.name(), source.size());
 }
 
+std::string OpenOptions::param(std::string_view key, std::string_view fallback) const {
+  const auto it = params.find(std::string(key));
+  return it == params.end() ? std::string(fallback) : it->second;
+}
+
+namespace {
+
+// What open_document refuses: a param the format does not declare, a value outside its list.
+Error check_params(const Format& format, const OpenOptions& options) {
+  for (const auto& [key, value] : options.params) {
+    const auto c = std::find_if(format.choices.begin(), format.choices.end(), [&](const Choice& d) { return d.param == key; });
+    if (c == format.choices.end()) {
+      std::string takes;
+      for (const Choice& d : format.choices) takes += (takes.empty() ? "" : ", ") + d.param;
+      return Error{Errc::bad_value, 0, fmt::format("{} has no open choice '{}' ({})", format.name, key, takes.empty() ? "it has none" : "it has " + takes)};
+    }
+    std::vector<std::string> allowed;
+    if (c->toggle) allowed = {"false", "true"};
+    for (const ChoiceValue& v : c->values) allowed.push_back(v.value);
+    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end()) continue;
+    std::string listed;
+    for (const std::string& a : allowed) listed += (listed.empty() ? "'" : ", '") + a + "'";
+    return Error{Errc::bad_value, 0, fmt::format("{}: '{}' is not one of {}", key, value, listed)};
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Document>> open_document(ByteSource& source, const OpenOptions& options) {
   auto format = detect(source);
   if (!format) return format.error();
+  if (Error e = check_params(**format, options)) return with_file(std::move(e), source.name());
   auto document = (*format)->open(source, options);
   if (!document) return with_file(document.error(), source.name());
   return document;
@@ -182,6 +223,7 @@ nlohmann::ordered_json formats_json() {
     j["generate"] = f.generate != nullptr;
     j["assetsFolder"] = f.assets_folder;
     j["assetsRootHolds"] = f.assets_root_holds;
+    j["choices"] = choices_json(f.choices);
     out.push_back(std::move(j));
   }
   return out;
@@ -190,6 +232,7 @@ nlohmann::ordered_json formats_json() {
 nlohmann::ordered_json describe(const Document& document, std::size_t string_sample) {
   nlohmann::ordered_json j = document.summary(string_sample);
   j["lists"] = lists_json(document);
+  j["choices"] = choices_json(document.choices());
   j["missingFiles"] = document.missing_assets();
   auto warnings = nlohmann::ordered_json::array();
   for (const Warning& w : document.warnings()) {

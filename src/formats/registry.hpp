@@ -37,25 +37,20 @@ struct OpenOptions {
   // something asks for it (a scenery is then read once, by the writer). `assets` must then live
   // as long as the document.
   bool deferred = false;
-  // For a model: the replaceable skin set to draw it with ("dynamic/eu160/eu160-001"); empty:
-  // the first set among `assets`.
-  std::string skin_set;
-  // For a model: draw the submodels hidden until lights or events switch them on (`*_on`, Light_On*).
-  bool show_hidden = false;
   // For a model placed by a scenery: the folder its textures are looked for from first
   // (`textures/<the model's sub-folder>/`, as the engine does) instead of the model's own; no skin
   // set is looked for, and only what every model hides (Light_On*) stays hidden. Empty: a model
-  // opened on its own.
+  // opened on its own. Set by the host that places models (stream::ModelLoader), not by a user.
   std::string texture_base;
   // Threads a format may decode on at once, the caller's included (the CLI gives its cores; the
   // browser's worker keeps 1, as its pthread pool is the streamer's).
   unsigned threads = 1;
-  // For a B3D module: which group of every LOD and switch container is drawn (0, the first, by
-  // default; one with fewer groups shows its last). show_hidden there shows collision and triggers.
-  std::uint32_t group = 0;
-  // For an X-Ray object: how its smoothing groups read, "soc" (equal groups are smooth) or "cop"
-  // (per-face hard-edge bits); anything else: told from the values (notes xray-object.md §6).
-  std::string smoothing;
+  // The format's open choices (Format::choices) by param: {"skin-set": "dynamic/eu160/eu160-001"}.
+  // open_document refuses a param its format does not declare, or a value outside a declared list.
+  std::map<std::string, std::string> params = {};
+
+  // The value given for `param`, else `fallback`.
+  std::string param(std::string_view key, std::string_view fallback = {}) const;
 };
 
 // Named options of a writer ("version" = "8", "pack-format" = "5"); each writer says which it takes.
@@ -164,6 +159,11 @@ struct Format {
   // this path, matched without case (a Hard Truck game holds COMMON/COMMON.RES beside the ENV/
   // folder of its modules).
   std::string_view assets_root_holds = {};
+  // What may be chosen when a file of it is opened (OpenOptions::params), each with its default.
+  std::vector<Choice> choices = {};
+  // Whether its files (not their JSON forms) convert a piece at a time, never held whole (a
+  // module's sections): the CLI leaves the allocator's huge pages off for them (docs/performance.md).
+  bool converts_in_pieces = false;
 
   const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
 };
@@ -176,7 +176,8 @@ const Format* format_for_name(std::string_view name);
 // gives the precise complaint); else an unknown_format error that lists what was tried.
 Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size);
 Result<const Format*> detect(ByteSource& source);
-// detect + open. Errors carry the source's name in Error::file.
+// detect + open. Errors carry the source's name in Error::file; a param the format does not
+// declare, or a value outside a declared list, is a bad_value error before anything is read.
 Result<std::unique_ptr<Document>> open_document(ByteSource& source, const OpenOptions& options = {});
 // The first format with a demo: its name and bytes.
 std::pair<std::string, std::vector<std::uint8_t>> demo_file();

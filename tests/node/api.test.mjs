@@ -10,6 +10,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import validator from 'gltf-validator';
 import { open, convert, formats } from '../../api/sceneria.mjs';
+import { pickDocument } from '../../api/pick.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const samples = resolve(process.env.SCENERIA_SAMPLES || join(root, '../shared/samples'));
@@ -152,6 +153,51 @@ test('a Hard Truck module dropped with its .res converts to the .glb the CLI wri
   const json = JSON.parse(bytes.subarray(20, 20 + bytes.readUInt32LE(12)).toString('utf8'));
   assert.equal(json.images.length, 11);  // the 12 TEXTUREFILES, one of them named by no material
   assert.ok(json.images.every((i) => i.mimeType === 'image/png'));
+});
+
+test('a format\'s open choices: declared in formats(), offered by a file, passed as params as the CLI passes --param', async () => {
+  const list = await formats();
+  assert.deepEqual(list.find((f) => f.id === 'xray').choices.map((c) => [c.param, c.values.map((v) => v.value), c.value]),
+                   [['smoothing', ['automatic', 'soc', 'cop'], 'automatic']]);
+  assert.deepEqual(list.find((f) => f.id === 'b3d').choices.map((c) => [c.param, c.toggle]), [['group', false], ['hidden', true]]);
+  assert.deepEqual(list.find((f) => f.id === 'eu7b').choices, []);
+  const object = join(samples, 'xray/test_fmt_sg_new.object');
+  const automatic = await open(object);
+  assert.deepEqual(automatic.choices().map((c) => [c.param, c.value, c.values[0].label]), [['smoothing', 'automatic', 'automatic (CoP)']]);
+  const soc = await open(object, { params: { smoothing: 'soc' } });
+  assert.equal(soc.choices()[0].value, 'soc');
+  // The scene differs as the CLI's does with the same choice.
+  const glb = await convert(soc, { to: 'glb' });
+  const plain = await convert(automatic, { to: 'glb' });
+  soc.close();
+  automatic.close();
+  const expected = join(work, 'soc.glb');
+  execFileSync(cli, ['convert', object, expected, '--param', 'smoothing=soc']);
+  assert.ok(Buffer.from(glb.bytes).equals(readFileSync(expected)));
+  assert.ok(!Buffer.from(plain.bytes).equals(readFileSync(expected)));
+  // A value outside the list, or a choice the format does not have: refused, saying which.
+  await assert.rejects(open(object, { params: { smoothing: 'soft' } }), { code: 'bad_value', message: "smoothing: 'soft' is not one of 'automatic', 'soc', 'cop'" });
+  await assert.rejects(open(object, { params: { group: '1' } }), { code: 'bad_value', message: /has no open choice 'group' \(it has smoothing\)/ });
+});
+
+test('one rule picks the document of a folder, for the page and the API', async () => {
+  const list = await formats();
+  // The first extension in registry order: a module before a scenery text, a .scn before its .inc
+  // files, a model before its textures; then the shallowest; then the first by path.
+  assert.equal(pickDocument(['a/x.inc', 'a/b/td.SCN', 'a/t.dds'], list), 1);
+  assert.equal(pickDocument(['s/td.scn', 'placed.v6.eu7'], list), 1);
+  assert.equal(pickDocument(['m/tex.dds', 'm/deep/x.e3d', 'm/y.t3d'], list), 1);
+  assert.equal(pickDocument(['z/b.e3d', 'z/a.e3d', 'a.e3d'], list), 2);
+  assert.equal(pickDocument(['z/b.e3d', 'z/a.e3d'], list), 1);
+  assert.equal(pickDocument(['readme.txt', 'x.bin'], list), -1);
+  // The API opens by it: with no `main`, the .scn of a map with its includes, named as picked.
+  const doc = await open({ 'sc/inc/a.inc': new Uint8Array(), 'sc/td.scn': new TextEncoder().encode('// nothing\n') });
+  try {
+    assert.equal(doc.format, 'scenery-text');
+    assert.equal(doc.name, 'td.scn');
+  } finally {
+    doc.close();
+  }
 });
 
 test('errors say what and where; a long conversion can be cancelled', async () => {

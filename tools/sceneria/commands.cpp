@@ -22,6 +22,7 @@
 #include "formats/registry.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::cli {
 
@@ -114,11 +115,23 @@ std::optional<std::string> name_under(const std::string& path, const std::string
   return under.generic_string();
 }
 
+// The open choices (`--param` key=value, Format::choices) a file's format declares among `params`;
+// the rest are a writer's options.
+std::map<std::string, std::string> declared_choices(ByteSource& source, const std::map<std::string, std::string>& params) {
+  std::map<std::string, std::string> out;
+  auto format = detect(source);
+  if (!format) return out;  // open_document says why
+  for (const Choice& c : (*format)->choices)
+    if (auto it = params.find(c.param); it != params.end()) out.insert(*it);
+  return out;
+}
+
 // Any registered format, through the registry; referenced files from `assets` when given.
+// `choices`: its format's open choices (an undeclared one is refused by open_document).
 // `for_conversion`: opened only to be written as something else, so a format may leave reading
 // what viewing needs until asked (OpenOptions::deferred); the resolver, which the document then
 // uses later, is handed out there to be kept as long as the document.
-Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets,
+Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets, std::map<std::string, std::string> choices = {},
                                             std::unique_ptr<DirectoryAssets>* for_conversion = nullptr) {
   auto source = FileSource::open(path);
   if (!source) return source.error();
@@ -128,7 +141,7 @@ Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::
     // Formats look beside a file by its name's folder: named as it lies under the folder.
     if (auto under = name_under(path, assets)) (*source)->rename(*under);
   }
-  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .skin_set = {}, .texture_base = {}, .threads = cores(), .group = 0, .smoothing = {}});
+  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .threads = cores(), .params = std::move(choices)});
   if (for_conversion) *for_conversion = std::move(resolver);
   return document;
 }
@@ -147,6 +160,16 @@ int formats_command(bool json, std::ostream& out) {
     out << fmt::format("         extensions {}\n", exts);
     out << fmt::format("         reads {}  streams {}  writes {}\n", f["reads"].get<bool>() ? "yes" : "no",
                        f["streams"].get<bool>() ? "yes" : "no", writes.empty() ? "nothing" : writes);
+    // Open choices (--param on info, validate, convert): "smoothing=automatic|soc|cop", or a
+    // param whose values each file gives ("skin-set").
+    std::string choices;
+    for (const auto& c : f["choices"]) {
+      std::string values;
+      if (c["toggle"].get<bool>()) values = "false|true";
+      for (const auto& v : c["values"]) values += (values.empty() ? "" : "|") + v["value"].get<std::string>();
+      choices += fmt::format("{}{}{}", choices.empty() ? "" : "  ", c["param"].get<std::string>(), values.empty() ? "" : "=" + values);
+    }
+    if (!choices.empty()) out << fmt::format("         open choices {}\n", choices);
   }
   return 0;
 }
@@ -176,8 +199,9 @@ std::string assets_for(const std::string& path, const std::string& assets) {
   return std::filesystem::is_regular_file(path, ec) ? default_root(path).string() : std::string();
 }
 
-int info(const std::string& path, const std::string& assets, bool json, std::ostream& out, std::ostream& err) {
-  auto document = open_file(path, assets_for(path, assets));
+int info(const std::string& path, const std::string& assets, const std::map<std::string, std::string>& choices, bool json, std::ostream& out,
+         std::ostream& err) {
+  auto document = open_file(path, assets_for(path, assets), choices);
   if (!document) {
     if (document.error().code == Errc::io && document.error().offset == 0 && document.error().file.empty()) {
       err << "error: " << document.error().message << '\n';
@@ -191,8 +215,9 @@ int info(const std::string& path, const std::string& assets, bool json, std::ost
   return 0;
 }
 
-int validate(const std::string& path, const std::string& assets, std::ostream& out, std::ostream& err) {
-  auto document = open_file(path, assets_for(path, assets));
+int validate(const std::string& path, const std::string& assets, const std::map<std::string, std::string>& choices, std::ostream& out,
+             std::ostream& err) {
+  auto document = open_file(path, assets_for(path, assets), choices);
   if (!document) return fail(err, path, document.error());
   const auto problems = (*document)->validate();
   for (const auto& p : problems) out << fmt::format("{}: {}\n", location(path, p), p.message);
@@ -207,7 +232,7 @@ int validate(const std::string& path, const std::string& assets, std::ostream& o
 
 int dump(const std::string& path, const std::string& output, bool pretty, std::ostream& out, std::ostream& err) {
   std::unique_ptr<DirectoryAssets> resolver;
-  auto document = open_file(path, {}, &resolver);  // for a conversion: nothing decoded that the dump does not need
+  auto document = open_file(path, {}, {}, &resolver);  // for a conversion: nothing decoded that the dump does not need
   if (!document) return fail(err, path, document.error());
   const int indent = pretty ? 1 : -1;
   if (output.empty() || output == "-") {
@@ -232,7 +257,7 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
 // (opened as for a conversion: nothing decoded that the line does not need).
 int describe_written(const std::string& out_path, std::uint64_t size, std::ostream& out, std::ostream& err) {
   std::unique_ptr<DirectoryAssets> none;
-  auto check = open_file(out_path, {}, &none);
+  auto check = open_file(out_path, {}, {}, &none);
   if (!check) return fail(err, out_path, check.error());
   out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), size);
   return 0;
@@ -292,7 +317,10 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   namespace fs = std::filesystem;
   std::unique_ptr<DirectoryAssets> resolver;  // outlives the document, which may read through it later
   const std::string root = assets.empty() ? default_root(in_path).string() : assets;
-  auto document = open_file(in_path, root, &resolver);
+  // --param gives both: the input format's open choices (a model's skin set), the writer's options.
+  std::map<std::string, std::string> choices;
+  if (auto source = FileSource::open(in_path)) choices = declared_choices(**source, base.params);
+  auto document = open_file(in_path, root, choices, &resolver);
   if (!document) return fail(err, in_path, document.error());
   const Format* format = find_format((*document)->format_id());
   const Writer* writer = format ? format->writer_for(target) : nullptr;
@@ -306,6 +334,7 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   std::vector<std::string> losses;
   std::vector<exports::File> sidecars;
   WriteOptions options = base;
+  for (const auto& [param, value] : choices) options.params.erase(param);  // the reader's, not the writer's
   options.losses = &losses;
   options.name = fs::path(out_path).filename().string();
   options.sidecars = &sidecars;
@@ -531,6 +560,15 @@ int generate(const std::string& format_id, const GenerateOptions& options, const
 
 }  // namespace
 
+bool converts_in_pieces(const std::string& path) {
+  auto source = FileSource::open(path);
+  if (!source) return false;
+  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, (*source)->size())));
+  if ((*source)->read(0, head)) return false;
+  auto format = detect(head, path, (*source)->size());
+  return format && (*format)->converts_in_pieces && !json_form_is(head, path, (*format)->id);
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"sceneria: open, inspect and convert MaSzyna, Hard Truck and X-Ray scenery files"};
   app.name("sceneria");
@@ -548,10 +586,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   info_cmd->add_option("file", path, "input file")->required();
   info_cmd->add_flag("--json", json, "print JSON instead of a table");
   info_cmd->add_option("--assets", assets, "folder the file's references (models, textures, includes) are looked up in");
+  info_cmd->add_option("--param", params, "an open choice of the file's format as key=value (see `sceneria formats`)");
 
   CLI::App* validate_cmd = app.add_subcommand("validate", "decode everything and check consistency (exit 0 only if clean)");
   validate_cmd->add_option("file", path, "input file")->required();
   validate_cmd->add_option("--assets", assets, "folder the file's references are looked up in (missing ones are listed)");
+  validate_cmd->add_option("--param", params, "an open choice of the file's format as key=value (see `sceneria formats`)");
 
   CLI::App* dump_cmd = app.add_subcommand("dump", "a file as lossless JSON, where its format has such a form (docs/json-forms.md)");
   dump_cmd->add_option("file", path, "input file")->required();
@@ -569,7 +609,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   convert_cmd->add_flag("--no-instancing", no_instancing, "glTF: a plain node per model instead of EXT_mesh_gpu_instancing");
   convert_cmd->add_option("--version", version, "the writer's version option (see `sceneria formats`)");
   convert_cmd->add_option("--pack-format", pack_format, "the writer's pack-format option (see `sceneria formats`)");
-  convert_cmd->add_option("--param", params, "a writer option as key=value (see `sceneria formats`)");
+  convert_cmd->add_option("--param", params, "a writer option or an open choice of the input's format as key=value (see `sceneria formats`)");
   bool lossy = false, progress = false;
   convert_cmd->add_flag("--progress", progress, "show a progress bar even when standard error is not a terminal");
   convert_cmd->add_option("--assets", assets, "folder the file's references (includes, models) are looked up in (default: the nearest `scenery` folder above it, else its own)");
@@ -621,8 +661,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return true;
   };
   if (formats_cmd->parsed()) return formats_command(json, out);
-  if (info_cmd->parsed()) return info(path, assets, json, out, err);
-  if (validate_cmd->parsed()) return validate(path, assets, out, err);
+  std::map<std::string, std::string> choices;
+  if ((info_cmd->parsed() || validate_cmd->parsed()) && !parse_params(choices)) return 2;
+  if (info_cmd->parsed()) return info(path, assets, choices, json, out, err);
+  if (validate_cmd->parsed()) return validate(path, assets, choices, out, err);
   if (dump_cmd->parsed()) return dump(path, output, pretty, out, err);
   if (convert_cmd->parsed()) {
     WriteOptions options;

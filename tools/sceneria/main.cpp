@@ -1,6 +1,4 @@
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,11 +25,7 @@ bool wants_huge_pages(const std::vector<std::string>& args) {
   // A module (or a folder's worth of files) streams; text and JSON are read into records whole.
   for (std::size_t i = 1; i < args.size(); ++i)
     if (args[i] == "--recursive") return true;
-  char magic[4] = {};
-  std::FILE* f = std::fopen(args[1].c_str(), "rb");
-  const bool module = f && std::fread(magic, 1, 4, f) == 4 && std::memcmp(magic, "EU7B", 4) == 0;
-  if (f) std::fclose(f);
-  return !module;
+  return !sceneria::cli::converts_in_pieces(args[1]);
 }
 
 }  // namespace

@@ -637,6 +637,58 @@ std::string B3dDocument::headline() const {
                      f_.incomplete ? " (read up to a break)" : "");
 }
 
+namespace {
+
+// How many groups the LOD and switch containers have (the most of any), and how many blocks are
+// hidden unless shown: what the module's choices offer.
+std::pair<std::uint64_t, std::uint64_t> choice_counts(const File& f) {
+  std::uint64_t group_count = 0, hidden = 0;
+  for (const Block& b : f.blocks) {
+    if (const Layout* l = layout_of(b.type); l && l->grouped) {
+      std::uint64_t groups = 1;
+      for (const Item& i : b.items) groups += i.separator();
+      group_count = std::max(group_count, groups);
+    }
+    hidden += hidden_type(b.type);
+  }
+  return {group_count, hidden};
+}
+
+}  // namespace
+
+const std::vector<Choice>& module_choices() {
+  static const std::vector<Choice> choices = {
+      {.param = "group",
+       .label = "Groups",
+       .help = "LOD levels and switch states: every LOD and switch container draws this group of its children (its last, if it has fewer)",
+       .value = "0"},
+      {.param = "hidden",
+       .label = "Show collision, trigger and portal blocks",
+       .help = "Draws the blocks the game does not show: collision, triggers, portals and generators",
+       .toggle = true,
+       .value = "false"},
+  };
+  return choices;
+}
+
+std::vector<Choice> B3dDocument::choices() const {
+  const auto [group_count, hidden] = choice_counts(f_);
+  std::vector<Choice> out;
+  if (group_count >= 2) {
+    Choice c = module_choices()[0];
+    for (std::uint64_t g = 0; g < group_count; ++g) c.values.push_back({std::to_string(g), g == 0 ? "group 0 (the default)" : fmt::format("group {}", g)});
+    c.value = std::to_string(std::min<std::uint64_t>(view_.group, group_count - 1));
+    out.push_back(std::move(c));
+  }
+  if (hidden > 0) {
+    Choice c = module_choices()[1];
+    c.label = fmt::format("Show {} collision, trigger and portal block{}", hidden, hidden == 1 ? "" : "s");
+    c.value = view_.show_hidden ? "true" : "false";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 ojson B3dDocument::summary(std::size_t) const {
   ojson j;
   j["format"] = "b3d";
@@ -690,17 +742,7 @@ ojson B3dDocument::summary(std::size_t) const {
     j["advice"] = ojson::array({fmt::format("no {}.res was opened with {}: its {} materials are drawn in placeholder colours; open its folder "
                                             "(the .b3d with its .res) for the textures", stem, file, f_.materials.size())});
   }
-  // The viewer's choices: how many groups the LOD and switch containers have (the most of any),
-  // which is drawn, and how many blocks are hidden unless shown.
-  std::uint64_t group_count = 0, hidden = 0;
-  for (const Block& b : f_.blocks) {
-    if (const Layout* l = layout_of(b.type); l && l->grouped) {
-      std::uint64_t groups = 1;
-      for (const Item& i : b.items) groups += i.separator();
-      group_count = std::max(group_count, groups);
-    }
-    hidden += hidden_type(b.type);
-  }
+  const auto [group_count, hidden] = choice_counts(f_);
   j["group_count"] = group_count;
   j["group_shown"] = view_.group;
   j["hidden_blocks"] = hidden;

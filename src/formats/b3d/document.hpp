@@ -45,6 +45,9 @@ struct ViewOptions {
   bool show_hidden = false;  // collision, triggers, portals and generators too
 };
 
+// A module's open choices: the group its LOD and switch containers draw, and its hidden blocks.
+const std::vector<Choice>& module_choices();
+
 class B3dDocument final : public Document {
  public:
   using ojson = nlohmann::ordered_json;
@@ -62,6 +65,7 @@ class B3dDocument final : public Document {
   Result<scene::Scene> scene() const override;
   std::vector<Warning> warnings() const override;
   std::vector<std::string> missing_assets() const override { return missing_; }
+  std::vector<Choice> choices() const override;
   Error dump_to(ByteSink& sink, int indent) const override;
 
   // The material a texnum names, resolved (nullopt: none of the .res files has it).

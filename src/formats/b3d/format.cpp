@@ -6,10 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 #include "core/text.hpp"
 #include "formats/b3d/document.hpp"
 #include "formats/b3d/json.hpp"
+#include "formats/open_file.hpp"
 #include "formats/textures.hpp"
 #include "io/assets.hpp"
 
@@ -93,17 +94,18 @@ std::vector<LinkedModule> find_linked(AssetResolver& assets, std::string_view so
 }
 
 Result<File> read(ByteSource& source) {
-  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
-  if (Error e = source.read(0, head)) return e;
-  if (!is_b3d(head) && json_form_is(head, source.name(), "b3d")) return read_b3d_json(source);
-  if (source.size() > (std::uint64_t{1} << 31))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte module is too big to read", source.name(), source.size())};
-  auto bytes = read_shared(source);
-  if (!bytes) return bytes.error();
-  return read_b3d(bytes->view);
+  return read_binary_or_json(source, "b3d", is_b3d, "module", read_b3d_json, [](std::span<const std::uint8_t> bytes) { return read_b3d(bytes); });
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
+  ViewOptions view;
+  // Each module has its own number of groups: any number is taken (one past its last draws
+  // its last), anything else refused before reading.
+  const std::string group = options.param("group", "0");
+  if (group.empty() || group.size() > 9 || group.find_first_not_of("0123456789") != std::string::npos)
+    return Error{Errc::bad_value, 0, fmt::format("group: '{}' is not a group number (0, 1, …)", group)};
+  view.group = static_cast<std::uint32_t>(std::stoul(group));
+  view.show_hidden = options.param("hidden") == "true";
   auto file = read(source);
   if (!file) return file.error();
   // A file that ends inside a block, or whose counts outrun it, is cut: refused with where it
@@ -117,9 +119,6 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
     resources = find_resources(*options.assets, source.name(), missing);
     linked = find_linked(*options.assets, source.name(), *file, missing);
   }
-  ViewOptions view;
-  view.group = options.group;
-  view.show_hidden = options.show_hidden;
   return std::unique_ptr<Document>(
       new B3dDocument(std::move(file).value(), source.size(), source.name(), std::move(resources), view, std::move(missing), std::move(linked)));
 }
@@ -247,6 +246,7 @@ const Format& format() {
       .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", write}, dump_writer("lossless JSON (docs/json-forms.md)")},
       // The game's root, so that a module in ENV/ finds the shared resources (find_resources).
       .assets_root_holds = "common/common.res",
+      .choices = module_choices(),
   };
   return f;
 }

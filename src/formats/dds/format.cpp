@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "formats/dds/dds.hpp"
+#include "formats/open_file.hpp"
 
 namespace sceneria::dds {
 namespace {
@@ -122,9 +123,7 @@ class DdsDocument final : public Document {
 bool probe(std::span<const std::uint8_t> head, std::string_view) { return head.size() >= 4 && std::memcmp(head.data(), "DDS ", 4) == 0; }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions&) {
-  if (source.size() > (std::uint64_t{1} << 30))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte texture is too big to read", source.name(), source.size())};
-  auto bytes = read_shared(source);
+  auto bytes = read_whole(source, "texture", std::uint64_t{1} << 30);
   if (!bytes) return bytes.error();
   auto image = read_image(bytes->view);
   if (!image) return image.error();

@@ -83,11 +83,7 @@ ojson ModelDocument::summary(std::size_t) const {
   j["textures"] = texture_count();
   j["counts"] = {{"submodels", m_.submodels.size()}, {"vertices", vertices()}, {"indices", indices()}, {"textures", texture_count()}};
   j["textures_loaded"] = loaded_.size();
-  // What a viewer can switch on: drawable submodels hidden until lights or events show them.
-  std::uint64_t hidden = 0;
-  for (const Submodel& sub : m_.submodels)
-    hidden += sub.type != rotator && sub.vertex_count > 0 && m_.hidden_by_default(sub, true);
-  j["hidden_submodels"] = hidden;
+  j["hidden_submodels"] = hidden_submodels();
   j["hidden_shown"] = show_hidden_;
   if (!skin_sets_.empty()) {
     j["skin_set"] = display_text(skin_set_);
@@ -305,6 +301,43 @@ std::uint64_t ModelDocument::vertices() const {
   return n;
 }
 
+std::uint64_t ModelDocument::hidden_submodels() const {
+  std::uint64_t hidden = 0;
+  for (const Submodel& sub : m_.submodels) hidden += sub.type != rotator && sub.vertex_count > 0 && m_.hidden_by_default(sub, true);
+  return hidden;
+}
+
+const std::vector<Choice>& model_choices() {
+  static const std::vector<Choice> choices = {
+      {.param = "skin-set",
+       .label = "Skin set",
+       .help = "The replaceable skins (<name>,1 … <name>,4 among the files, a .mat or an image) the model is drawn with; by default the first set"},
+      {.param = "hidden",
+       .label = "Show submodels lights switch on",
+       .help = "Draws the submodels hidden until lights or events switch them on (*_on, Light_On*)",
+       .toggle = true,
+       .value = "false"},
+  };
+  return choices;
+}
+
+std::vector<Choice> ModelDocument::choices() const {
+  std::vector<Choice> out;
+  if (!skin_sets_.empty()) {
+    Choice c = model_choices()[0];
+    for (const std::string& set : skin_sets_) c.values.push_back({set, set});
+    c.value = skin_set_;
+    out.push_back(std::move(c));
+  }
+  if (const std::uint64_t hidden = hidden_submodels(); hidden > 0) {
+    Choice c = model_choices()[1];
+    c.label = fmt::format("Show {} submodel{} lights switch on", hidden, hidden == 1 ? "" : "s");
+    c.value = show_hidden_ ? "true" : "false";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::uint64_t ModelDocument::indices() const {
   std::uint64_t n = 0;
   for (const Submodel& s : m_.submodels) n += static_cast<std::uint64_t>(std::max(0, s.index_count));
@@ -319,8 +352,8 @@ std::string ModelDocument::look_name(const Submodel& s) const {
 void ModelDocument::apply(const OpenOptions& options, std::string_view source_name) {
   placed_ = !options.texture_base.empty();
   const std::string base = placed_ ? options.texture_base : folder_of(source_name);
-  if (options.assets) load_textures(*options.assets, base, options.skin_set);
-  show_hidden_ = options.show_hidden;
+  if (options.assets) load_textures(*options.assets, base, options.param("skin-set"));
+  show_hidden_ = options.param("hidden") == "true";
 }
 
 void ModelDocument::load_textures(AssetResolver& assets, std::string_view base, std::string_view skin_set) {

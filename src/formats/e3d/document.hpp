@@ -12,6 +12,9 @@
 
 namespace sceneria::e3d {
 
+// A model's open choices (E3D and T3D): its skin set, and the submodels lights switch on.
+const std::vector<Choice>& model_choices();
+
 class ModelDocument : public Document {
  public:
   using ojson = nlohmann::ordered_json;
@@ -30,6 +33,7 @@ class ModelDocument : public Document {
   Result<scene::Scene> scene() const override;
   Error dump_to(ByteSink& sink, int indent) const override;  // the E3D form (formats/e3d/json.hpp)
   std::vector<std::string> missing_assets() const override { return missing_; }
+  std::vector<Choice> choices() const override;
 
   // What a viewer asked for when opening it: its textures and skins when files came with it
   // (looked for from the folder of `source_name`), the skin set, the hidden submodels shown.
@@ -44,6 +48,7 @@ class ModelDocument : public Document {
   std::uint64_t list_size(std::string_view list) const;
   ojson row(std::string_view list, std::uint64_t i) const;
   std::uint64_t vertices() const;
+  std::uint64_t hidden_submodels() const;  // drawable and hidden until lights or events show them
   std::uint64_t indices() const;
   // Textures named (TEX0 without its empty first entry).
   std::uint64_t texture_count() const { return m_.textures.empty() ? 0 : m_.textures.size() - 1; }

@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
+#include "formats/open_file.hpp"
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/json.hpp"
 
@@ -18,14 +19,7 @@ bool is_e3d(std::span<const std::uint8_t> head) { return head.size() >= 8 && std
 bool probe(std::span<const std::uint8_t> head, std::string_view name) { return is_e3d(head) || json_form_is(head, name, "e3d"); }
 
 Result<Model> read(ByteSource& source) {
-  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
-  if (Error e = source.read(0, head)) return e;
-  if (!is_e3d(head) && json_form_is(head, source.name(), "e3d")) return read_model_json(source);
-  if (source.size() > (std::uint64_t{1} << 31))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte model is too big to read", source.name(), source.size())};
-  auto bytes = read_shared(source);
-  if (!bytes) return bytes.error();
-  return read_model(bytes->view);
+  return read_binary_or_json(source, "e3d", is_e3d, "model", read_model_json, [](std::span<const std::uint8_t> bytes) { return read_model(bytes); });
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
@@ -52,6 +46,7 @@ const Format& format() {
       .probe = probe,
       .open = open,
       .writers = {{"e3d", ".e3d", "E3D model, chunk by chunk as read", "", write_e3d}, dump_writer("lossless JSON (docs/json-forms.md)")},
+      .choices = model_choices(),
   };
   return f;
 }

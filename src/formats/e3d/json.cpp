@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 #include "formats/e3d/record.hpp"
 
 namespace sceneria::e3d {

@@ -408,6 +408,7 @@ const Format& format() {
       .demo = demo_module,
       .generate = generate,
       .assets_folder = "scenery",
+      .converts_in_pieces = true,
   };
   return f;
 }

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/json_io.hpp"  // string_to_json, string_from_json
+#include "io/json_io.hpp"  // string_to_json, string_from_json
 #include "formats/eu7b/eu7b.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"

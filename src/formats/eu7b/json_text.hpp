@@ -1,6 +1,6 @@
 #pragma once
 // The archive JsonTextOut has JsonOut's interface (codec.hpp) and writes what JsonOut's tree
-// would dump, in the tree's layout, in pieces to a ByteSink (through core/json_io.hpp's JsonText).
+// would dump, in the tree's layout, in pieces to a ByteSink (through io/json_io.hpp's JsonText).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 #include "io/byte_sink.hpp"
 #include "formats/eu7b/records.hpp"
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/byte_reader.hpp"
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 #include "core/parallel.hpp"
 #include "formats/eu7b/fields.hpp"
 

@@ -6,12 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "formats/open_file.hpp"
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/decompile.hpp"
 #include "formats/scenery/interpret.hpp"
@@ -316,12 +317,6 @@ bool probe_twin(std::span<const std::uint8_t> head, std::string_view name) {
   return is_twin(head) || json_form_is(head, name, "scenery-twin");
 }
 
-Result<SharedBytes> read_all(ByteSource& source) {
-  if (source.size() > (std::uint64_t{1} << 31))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte scenery is too big to read whole", source.name(), source.size())};
-  return read_shared(source);
-}
-
 // Read as the engine reads it, includes followed and kept (for the visual pass and a later root
 // compile). Staged: the infrastructure pass first.
 InterpretOptions viewing(const OpenOptions& options) {
@@ -333,22 +328,22 @@ InterpretOptions viewing(const OpenOptions& options) {
 }
 
 Result<std::unique_ptr<Document>> open_text(ByteSource& source, const OpenOptions& options) {
-  auto bytes = read_all(source);
+  auto bytes = read_whole(source, "scenery");
   if (!bytes) return bytes.error();
   return std::unique_ptr<Document>(
       new SceneryDocument("scenery-text", source.name(), std::move(*bytes), std::nullopt, viewing(options), !options.deferred));
 }
 
 Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOptions& options) {
-  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
-  if (Error e = source.read(0, head)) return e;
-  if (!is_twin(head) && json_form_is(head, source.name(), "scenery-twin")) {
+  auto json = is_json_form(source, "scenery-twin", is_twin);
+  if (!json) return json.error();
+  if (*json) {
     auto read = read_twin_json(source);
     if (!read) return read.error();
     return std::unique_ptr<Document>(new SceneryDocument("scenery-twin", source.name(), SharedBytes::own(std::move(read->bytes)),
                                                          std::move(read->twin), viewing(options), !options.deferred));
   }
-  auto bytes = read_all(source);
+  auto bytes = read_whole(source, "scenery");
   if (!bytes) return bytes.error();
   auto twin = read_twin(bytes->view);
   if (!twin) return twin.error();

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 #include "core/text.hpp"
 
 namespace sceneria::scenery {

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/format.hpp"
+#include "formats/open_file.hpp"
 #include "formats/scenery/tokenizer.hpp"
 #include "formats/t3d/t3d.hpp"
 
@@ -80,9 +81,7 @@ bool probe(std::span<const std::uint8_t> head, std::string_view name) {
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
-  if (source.size() > (std::uint64_t{1} << 31))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte model is too big to read", source.name(), source.size())};
-  auto bytes = read_shared(source);
+  auto bytes = read_whole(source, "model");
   if (!bytes) return bytes.error();
   auto model = read_model(bytes->view);
   if (!model) return model.error();
@@ -104,6 +103,7 @@ const Format& format() {
       .open = open,
       .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", e3d::write_e3d},
                   dump_writer("lossless JSON of the E3D it converts to (docs/json-forms.md)")},
+      .choices = e3d::model_choices(),
   };
   return f;
 }

@@ -260,6 +260,13 @@ std::string surface_detail(const Surface& s) {
   return d;
 }
 
+// The first mesh whose normals come from its smoothing groups (stored groups, no split normals),
+// where the automatic reading is told; nullptr: no mesh's normals depend on the reading.
+const Mesh* first_with_groups(const Object& o) {
+  const auto sg = std::find_if(o.meshes.begin(), o.meshes.end(), [](const Mesh& m) { return !m.smoothing.empty() && m.normals.empty(); });
+  return sg == o.meshes.end() ? nullptr : &*sg;
+}
+
 }  // namespace
 
 bool looks_like_soc(const Mesh& mesh) {
@@ -336,9 +343,32 @@ ojson XrayDocument::summary(std::size_t) const {
   // What the automatic choice reads the groups as (the first mesh that stores groups), and
   // whether any mesh's normals depend on the choice at all (none stored: all smooth; split
   // normals: taken as they are).
-  const auto sg = std::find_if(o.meshes.begin(), o.meshes.end(), [](const Mesh& m) { return !m.smoothing.empty() && m.normals.empty(); });
-  if (sg != o.meshes.end()) j["smoothing_detected"] = looks_like_soc(*sg) ? "soc" : "cop";
+  if (const Mesh* sg = first_with_groups(o)) j["smoothing_detected"] = looks_like_soc(*sg) ? "soc" : "cop";
   return j;
+}
+
+const std::vector<Choice>& object_choices() {
+  static const std::vector<Choice> choices = {
+      {.param = "smoothing",
+       .label = "Smoothing groups",
+       .help = "X-Ray smoothing groups: SoC files smooth the edges between faces of equal groups; CoP files mark each face's hard edges in bits",
+       .values = {{"automatic", "automatic"}, {"soc", "SoC: equal groups are smooth"}, {"cop", "CoP: hard-edge bits"}},
+       .value = "automatic"},
+  };
+  return choices;
+}
+
+Smoothing smoothing_named(std::string_view name) { return name == "soc" ? Smoothing::soc : name == "cop" ? Smoothing::cop : Smoothing::automatic; }
+
+std::vector<Choice> XrayDocument::choices() const {
+  // Only where a mesh's normals depend on it: none stored means all smooth, and split normals
+  // are taken as they are.
+  const Mesh* sg = first_with_groups(f_.object);
+  if (!sg) return {};
+  Choice c = object_choices()[0];
+  c.values[0].label = fmt::format("automatic ({})", looks_like_soc(*sg) ? "SoC" : "CoP");
+  c.value = smoothing == Smoothing::soc ? "soc" : smoothing == Smoothing::cop ? "cop" : "automatic";
+  return {std::move(c)};
 }
 
 std::uint64_t XrayDocument::list_size(std::string_view list) const {

@@ -38,6 +38,7 @@ class XrayDocument final : public Document {
   std::vector<Warning> warnings() const override;
   std::vector<std::string> missing_assets() const override { return missing_; }
   Error dump_to(ByteSink& sink, int indent) const override;  // the X-Ray form (formats/xray/json.hpp)
+  std::vector<Choice> choices() const override;
 
   Smoothing smoothing = Smoothing::automatic;
 
@@ -52,6 +53,10 @@ class XrayDocument final : public Document {
   std::vector<std::optional<scene::Texture>> textures_;  // by surface
   std::vector<std::string> missing_;
 };
+
+// An object's open choice: how its smoothing groups read.
+const std::vector<Choice>& object_choices();
+Smoothing smoothing_named(std::string_view name);  // "soc", "cop"; anything else: automatic
 
 // Whether an object's smoothing groups read as SoC's (the heuristic of notes §6).
 bool looks_like_soc(const Mesh& mesh);

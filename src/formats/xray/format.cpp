@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
+#include "formats/open_file.hpp"
 #include "formats/xray/document.hpp"
 #include "formats/xray/json.hpp"
 #include "formats/xray/xray.hpp"
@@ -24,14 +25,7 @@ bool is_object(std::span<const std::uint8_t> head) {
 bool probe(std::span<const std::uint8_t> head, std::string_view name) { return is_object(head) || json_form_is(head, name, "xray"); }
 
 Result<File> read(ByteSource& source) {
-  std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<std::uint64_t>(kProbeBytes, source.size())));
-  if (Error e = source.read(0, head)) return e;
-  if (!is_object(head) && json_form_is(head, source.name(), "xray")) return read_xray_json(source);
-  if (source.size() > (std::uint64_t{1} << 31))
-    return Error{Errc::bad_count, 0, fmt::format("{}: a {} byte object is too big to read", source.name(), source.size())};
-  auto bytes = read_shared(source);
-  if (!bytes) return bytes.error();
-  return read_object(bytes->view);
+  return read_binary_or_json(source, "xray", is_object, "object", read_xray_json, [](std::span<const std::uint8_t> bytes) { return read_object(bytes); });
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
@@ -39,7 +33,7 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   if (!file) return file.error();
   auto doc = std::make_unique<XrayDocument>(std::move(file).value(), source.size(), source.name());
   if (options.assets) doc->load_textures(*options.assets);
-  doc->smoothing = options.smoothing == "soc" ? Smoothing::soc : options.smoothing == "cop" ? Smoothing::cop : Smoothing::automatic;
+  doc->smoothing = smoothing_named(options.param("smoothing"));
   return std::unique_ptr<Document>(std::move(doc));
 }
 
@@ -62,6 +56,7 @@ const Format& format() {
                   dump_writer("lossless JSON (docs/json-forms.md#x-ray)")},
       // gamedata/objects/... names its textures as gamedata/textures/... does.
       .assets_folder = "gamedata",
+      .choices = object_choices(),
   };
   return f;
 }

@@ -1,4 +1,4 @@
-#include "core/json_io.hpp"
+#include "io/json_io.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>

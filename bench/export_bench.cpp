@@ -20,9 +20,9 @@
 #include <string>
 
 #include "bench_clock.hpp"
-#include "formats/registry.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
 
 using namespace sceneria;
 

@@ -18,8 +18,8 @@
 #include "bench_clock.hpp"
 #include "formats/dds/dds.hpp"
 #include "formats/e3d/e3d.hpp"
-#include "formats/registry.hpp"
 #include "formats/t3d/t3d.hpp"
+#include "registry/registry.hpp"
 
 using namespace sceneria;
 using namespace sceneria::bench;

@@ -8,8 +8,11 @@ add_library(sdl2_emscripten STATIC IMPORTED)
 set_target_properties(sdl2_emscripten PROPERTIES IMPORTED_LOCATION "${sdl2_lib}")
 target_include_directories(sdl2_emscripten SYSTEM INTERFACE "${SCENERIA_SDL2_PREFIX}/include")
 
+# The renderer and the browser's platform layer: they see core, io, scene, render and platform.
+sceneria_layer_root(platform_root platform core io scene render platform)
 add_library(sceneria_render STATIC src/render/renderer.cpp src/platform/web/web_viewer.cpp)
 target_link_libraries(sceneria_render PUBLIC sceneria_render_math sdl2_emscripten)
+target_include_directories(sceneria_render PUBLIC "${platform_root}")
 target_compile_options(sceneria_render PRIVATE ${SCENERIA_WARNINGS})
 
 set(sdl2_js_funcs "${CMAKE_BINARY_DIR}/sdl2_js_library_funcs.json")

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace {
 

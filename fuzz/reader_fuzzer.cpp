@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace {
 

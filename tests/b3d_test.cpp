@@ -17,10 +17,10 @@
 #include "formats/b3d/document.hpp"
 #include "formats/b3d/json.hpp"
 #include "formats/b3d/res.hpp"
-#include "formats/registry.hpp"
 #include "io/assets.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::b3d {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "formats/registry.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/dds/dds.hpp"
-#include "formats/registry.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::dds {

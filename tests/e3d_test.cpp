@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/e3d/e3d.hpp"
-#include "formats/registry.hpp"
 #include "formats/textures.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::e3d {

@@ -8,16 +8,16 @@
 
 #include <fmt/format.h>
 
-#include "formats/eu7b/generator.hpp"
-#include "formats/eu7b/writer.hpp"
-#include "sample_files.hpp"
-#include "scene/serialize.hpp"
 #include "formats/eu7b/format.hpp"
+#include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/stream.hpp"
-#include "formats/registry.hpp"
+#include "formats/eu7b/writer.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
+#include "sample_files.hpp"
+#include "scene/serialize.hpp"
 
 namespace sceneria::eu7b {
 namespace {

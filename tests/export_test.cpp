@@ -30,9 +30,9 @@
 
 #include "export/export.hpp"
 #include "export/walk.hpp"
-#include "formats/registry.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {

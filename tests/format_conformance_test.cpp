@@ -10,7 +10,7 @@
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
-#include "formats/registry.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {

@@ -12,10 +12,10 @@
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/writer.hpp"
-#include "formats/registry.hpp"
 #include "io/byte_source.hpp"
-#include "scene/scene.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
+#include "scene/scene.hpp"
 
 namespace sceneria::eu7b {
 namespace {

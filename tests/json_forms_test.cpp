@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "io/json_io.hpp"
 #include "formats/e3d/e3d.hpp"
 #include "formats/e3d/json.hpp"
-#include "formats/registry.hpp"
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/twin.hpp"
 #include "formats/scenery/twin_json.hpp"
+#include "io/json_io.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {

@@ -13,11 +13,11 @@
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
-#include "formats/registry.hpp"
 #include "io/assets.hpp"
+#include "registry/registry.hpp"
+#include "sample_files.hpp"
 #include "scene/serialize.hpp"
 #include "stream/model_loader.hpp"
-#include "sample_files.hpp"
 
 namespace sceneria {
 namespace {
@@ -189,7 +189,7 @@ TEST(ModelLoader, TheNearestIsNamedThenLoadedOrGivenUp) {
     i.mesh = mesh;
     sec.instances.push_back(i);
   }
-  stream::ModelLoader loader;
+  stream::ModelLoader loader(open_model_scene);
   loader.track(s);
   EXPECT_EQ(loader.pending(), 2u);  // a proxy without files is nothing to load
   auto next = loader.nearest({0, 0, 0});
@@ -253,7 +253,7 @@ TEST(ModelLoader, AScenerysModelsLoadNearestFirstTexturedAndOnceEach) {
       if (!fresh) it->second = std::min(it->second, d2);
     }
 
-  stream::ModelLoader loader;
+  stream::ModelLoader loader(open_model_scene);
   loader.track(*scene);
   std::size_t proxies_with_files = 0;
   for (const Mesh& m : scene->meshes) proxies_with_files += m.proxy && !m.files.empty();

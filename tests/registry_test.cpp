@@ -3,7 +3,7 @@
 #include <map>
 #include <random>
 
-#include "formats/registry.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {

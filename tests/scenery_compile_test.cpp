@@ -6,10 +6,10 @@
 
 #include "formats/eu7b/json_codec.hpp"
 #include "formats/eu7b/reader.hpp"
-#include "formats/registry.hpp"
 #include "formats/scenery/interpret.hpp"
 #include "formats/scenery/tokens.hpp"
 #include "io/assets.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::scenery {

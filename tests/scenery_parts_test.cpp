@@ -9,10 +9,10 @@
 
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/writer.hpp"
-#include "formats/registry.hpp"
 #include "formats/scenery/bake.hpp"
 #include "formats/scenery/interpret.hpp"
 #include "formats/scenery/tokens.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::scenery {

@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "formats/registry.hpp"
 #include "formats/scenery/interpret.hpp"
 #include "formats/scenery/tokens.hpp"
 #include "formats/scenery/twin.hpp"
 #include "io/assets.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 #include "scene/deltas.hpp"
 

@@ -19,9 +19,9 @@
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/validate.hpp"
 #include "formats/eu7b/writer.hpp"
-#include "formats/registry.hpp"
 #include "io/assets.hpp"
 #include "io/byte_sink.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria {

@@ -17,8 +17,8 @@
 
 #include "formats/e3d/e3d.hpp"
 #include "formats/e3d/record.hpp"
-#include "formats/registry.hpp"
 #include "formats/t3d/t3d.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::t3d {

@@ -13,12 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "formats/registry.hpp"
 #include "formats/xray/document.hpp"
 #include "formats/xray/json.hpp"
 #include "formats/xray/lzhuf.hpp"
 #include "formats/xray/xray.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
 
 #ifndef __EMSCRIPTEN__

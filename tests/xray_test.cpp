@@ -8,15 +8,15 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "formats/registry.hpp"
 #include "formats/xray/document.hpp"
 #include "formats/xray/envelope.hpp"
 #include "formats/xray/lzhuf.hpp"
+#include "formats/xray/xray.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
-#include "scene/serialize.hpp"
-#include "formats/xray/xray.hpp"
+#include "registry/registry.hpp"
 #include "sample_files.hpp"
+#include "scene/serialize.hpp"
 
 namespace sceneria::xray {
 namespace {

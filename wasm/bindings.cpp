@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
-#include "formats/registry.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
+#include "registry/registry.hpp"
 #include "scene/material_board.hpp"
 #include "scene/serialize.hpp"
 #include "stream/model_loader.hpp"
@@ -165,7 +165,7 @@ class CallbackAssets final : public sceneria::AssetResolver {
 class ModelSupply {
  public:
   void reset(sceneria::AssetResolver* assets) {
-    loader_ = {};
+    loader_ = sceneria::stream::ModelLoader(sceneria::open_model_scene);
     assets_ = assets;
   }
   void track(const sceneria::scene::Scene& scene) {
@@ -228,7 +228,7 @@ class ModelSupply {
   }
 
  private:
-  sceneria::stream::ModelLoader loader_;
+  sceneria::stream::ModelLoader loader_{sceneria::open_model_scene};
   sceneria::AssetResolver* assets_ = nullptr;
 };
 

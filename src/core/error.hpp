@@ -24,7 +24,8 @@ enum class Errc : std::uint8_t {
 
 std::string_view errc_name(Errc code);
 
-struct Error {
+// [[nodiscard]]: an Error or a Result dropped unread is a failure nobody hears of.
+struct [[nodiscard]] Error {
   Error() = default;
   Error(Errc c, std::uint64_t at, std::string what) : code(c), offset(at), message(std::move(what)) {}
 
@@ -53,7 +54,7 @@ struct Warning {
 };
 
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}                  // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}              // NOLINT

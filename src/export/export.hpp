@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "formats/format.hpp"
 #include "io/assets.hpp"
 #include "io/byte_sink.hpp"
 #include "scene/pieces.hpp"
@@ -60,20 +61,10 @@ Result<Options> parse_options(const std::map<std::string, std::string>& params);
 // "instancing=true|false lines=lines|ribbons|none ..." for `sceneria formats`.
 extern const char* const kParams;
 
-// What an export holds that its caller tells the user: the texture images (a model whose textures
-// were not found exports without any), whether copies are instances, and what the writer advises
-// about reading its output (empty: nothing), in its own options' terms, for a host to print as is.
-struct Written {
-  std::uint32_t images = 0;
-  bool instanced = false;
-  std::string advice;
-};
-
+// What an export holds that its caller tells the user (formats/format.hpp: every writer's).
+using Written = WriteSummary;
 // A file written beside the main output (a .gltf's .bin and images, an .obj's .mtl).
-struct File {
-  std::string name;
-  std::vector<std::uint8_t> bytes;
-};
+using File = WrittenFile;
 
 // What an export asks of the document it came from: an object's fields for extras (null: none).
 using Fields = std::function<nlohmann::ordered_json(const scene::Object& object, const std::string& kind)>;

@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "export/export.hpp"
+#include "formats/catalog.hpp"
 #include "io/assets.hpp"
 #include "scene/pieces.hpp"
 #include "scene/scene.hpp"
@@ -63,7 +64,7 @@ class SceneWalk {
   AssetResolver* assets_;
   bool replay_;
   scene::Scene world_;
-  stream::ModelLoader models_;
+  stream::ModelLoader models_{open_model_scene};
   std::vector<bool> given_;           // the first piece's sections handed out
   std::size_t next_first_ = 0;        // the next of them to look at, once the later pieces are done
   bool later_done_ = false;

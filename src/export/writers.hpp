@@ -1,9 +1,9 @@
 #pragma once
 // The scene exports as the registry's writers: every format whose documents make a scene can be
-// written as .glb, .gltf and .obj (registry.cpp adds these to each format's own writers).
+// written as .glb, .gltf and .obj (registry/registry.cpp adds these to the own writers of each format that draws).
 #include <vector>
 
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::exports {
 

@@ -2,7 +2,7 @@
 // What every format's reader opens into, and all that callers (the CLI, the bindings, the page)
 // ever see of a format: a summary, record lists with rows and full records, the scene to draw,
 // warnings with their locations, what it can be written as. A format is one folder under
-// src/formats/ implementing this, plus one line in formats/registry.cpp.
+// src/formats/ implementing this, plus one line in formats/catalog.cpp.
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "io/json_io.hpp"
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 #include "io/byte_source.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria {
 

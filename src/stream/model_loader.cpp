@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/registry.hpp"
+#include "scene/scene.hpp"
 
 namespace sceneria::stream {
 
@@ -103,19 +103,11 @@ std::optional<scene::Scene> ModelLoader::load(std::uint32_t mesh, AssetResolver&
     return std::nullopt;
   }
   stats_.bytes += source->size();
-  // The format its name says (a model's), never what the bytes may sniff as: a server answering
-  // every path with the scenery itself must not have it opened again as a "model".
   const std::string& path = source->name();
-  const Format* format = format_for_name(path);
-  if (!format || !format->open) return fail(fmt::format("{}: no model format reads this file", path));
   if (source->size() > kMaxModelBytes)
     return fail(fmt::format("{}: {} bytes, more than a model file may have ({})", path, source->size(), kMaxModelBytes));
-  OpenOptions options;
-  options.assets = &assets;
-  options.texture_base = texture_base_of(e.files.front());
-  auto document = format->open(*source, options);
-  if (!document) return fail(document.error().describe());
-  auto model = (*document)->scene();
+  // Opened by the format its name says (open_model_scene), never by what its bytes sniff as.
+  auto model = open_(*source, assets, texture_base_of(e.files.front()));
   if (!model) return fail(model.error().describe());
   scene::Scene delta = scene::single_mesh(*model, e.mesh, e.name);
   const scene::Mesh& flat = delta.meshes.front();

@@ -3,7 +3,8 @@
 // the camera first, each file once, in the parse worker: each becomes a delta that replaces its
 // proxy mesh (scene::replace_meshes), so every instance of it, in every section streamed so far
 // or later, draws the model through the same instanced path. Format-blind: a file opens through
-// the registry (E3D, T3D, whatever reads models) and its scene is flattened to one mesh.
+// the OpenModel it is given (formats/catalog.hpp's open_model_scene: E3D, T3D, whatever reads
+// models) and its scene is flattened to one mesh.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,7 +15,9 @@
 
 #include <glm/glm.hpp>
 
+#include "core/error.hpp"
 #include "io/assets.hpp"
+#include "io/byte_source.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria::stream {
@@ -26,8 +29,13 @@ struct ModelLoadStats {
   double ms = 0;                         // spent reading, converting and flattening
 };
 
+// A model file opened to its scene, its textures looked for from `texture_base` among `assets`.
+using OpenModel = Result<scene::Scene> (*)(ByteSource& file, AssetResolver& assets, const std::string& texture_base);
+
 class ModelLoader {
  public:
+  explicit ModelLoader(OpenModel open) : open_(open) {}
+
   // Bigger files are not read as models (the worker's fetch holds the same limit).
   static constexpr std::uint64_t kMaxModelBytes = 64ull * 1024 * 1024;
 
@@ -67,6 +75,7 @@ class ModelLoader {
   };
   // The entry of an untried proxy, marked tried; nullptr if there is none.
   Entry* take(std::uint32_t mesh);
+  OpenModel open_;
   std::vector<Entry> entries_;
   std::unordered_map<std::uint32_t, std::size_t> entry_of_mesh_;
   std::size_t pending_ = 0;

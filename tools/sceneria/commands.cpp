@@ -19,10 +19,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
-#include "formats/registry.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
 #include "io/json_io.hpp"
+#include "registry/registry.hpp"
 
 namespace sceneria::cli {
 

@@ -17,7 +17,7 @@
 
 #include "formats/b3d/b3d.hpp"
 #include "formats/b3d/res.hpp"
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::b3d {
 

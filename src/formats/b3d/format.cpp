@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "io/json_io.hpp"
 #include "core/text.hpp"
 #include "formats/b3d/document.hpp"
 #include "formats/b3d/json.hpp"
 #include "formats/open_file.hpp"
 #include "formats/textures.hpp"
 #include "io/assets.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::b3d {
 namespace {
@@ -259,6 +259,7 @@ const Format& res_format() {
       .probe = probe_res,
       .open = open_res,
       .writers = {{"res", ".res", "resource file, section by section as read", "", write_res_document}},
+      .draws = false,  // resources only: no scene exports
   };
   return f;
 }

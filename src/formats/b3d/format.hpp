@@ -1,6 +1,6 @@
 #pragma once
 // Hard Truck B3D modules and their .res resources in the registry (notes b3d.md).
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::b3d {
 

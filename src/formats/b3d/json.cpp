@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "io/json_io.hpp"
 #include "core/text.hpp"
 #include "formats/b3d/catalogue.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::b3d {
 

@@ -1,7 +1,7 @@
 #pragma once
-// DDS's entry in the format registry (formats/registry.cpp): a texture opens as its header and
+// DDS's entry in the format registry (formats/catalog.cpp): a texture opens as its header and
 // mip levels, drawn on a quad.
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::dds {
 

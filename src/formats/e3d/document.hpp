@@ -7,7 +7,7 @@
 #include <glm/glm.hpp>
 
 #include "formats/e3d/e3d.hpp"
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 #include "io/assets.hpp"
 
 namespace sceneria::e3d {

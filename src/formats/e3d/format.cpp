@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "io/json_io.hpp"
-#include "formats/open_file.hpp"
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/json.hpp"
+#include "formats/open_file.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::e3d {
 namespace {

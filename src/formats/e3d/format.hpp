@@ -1,8 +1,8 @@
 #pragma once
-// E3D's entry in the format registry (formats/registry.cpp): probe, open, the writer, behind the
+// E3D's entry in the format registry (formats/catalog.cpp): probe, open, the writer, behind the
 // format-blind interfaces. A model opens as its submodel tree (the "submodels" list), its
 // textures, and a scene with one mesh per submodel with geometry, placed by its world matrix.
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::e3d {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "io/json_io.hpp"
 #include "formats/e3d/record.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::e3d {
 namespace {

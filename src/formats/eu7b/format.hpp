@@ -1,10 +1,10 @@
 #pragma once
-// EU7B's entry in the format registry (formats/registry.cpp): probe, open, open_remote, writers,
+// EU7B's entry in the format registry (formats/catalog.cpp): probe, open, open_remote, writers,
 // demo and generator, all behind the format-blind interfaces.
 #include <set>
 
 #include "formats/eu7b/eu7b.hpp"
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::eu7b {
 

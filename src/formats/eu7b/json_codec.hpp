@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "io/json_io.hpp"  // string_to_json, string_from_json
 #include "formats/eu7b/eu7b.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
+#include "io/json_io.hpp"  // string_to_json, string_from_json
 
 namespace sceneria::eu7b {
 

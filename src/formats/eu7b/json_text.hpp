@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "io/json_io.hpp"
-#include "io/byte_sink.hpp"
 #include "formats/eu7b/records.hpp"
+#include "io/byte_sink.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::eu7b {
 

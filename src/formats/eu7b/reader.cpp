@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "core/byte_reader.hpp"
-#include "io/json_io.hpp"
 #include "core/parallel.hpp"
 #include "formats/eu7b/fields.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::eu7b {
 

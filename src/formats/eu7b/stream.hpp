@@ -20,9 +20,9 @@
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/summary.hpp"
 #include "formats/eu7b/to_scene.hpp"
+#include "formats/remote_document.hpp"
 #include "io/prefetch_source.hpp"
 #include "scene/scene.hpp"
-#include "stream/remote_document.hpp"
 
 namespace sceneria::eu7b {
 

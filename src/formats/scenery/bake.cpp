@@ -3,9 +3,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "formats/registry.hpp"
-#include "formats/scenery/tokens.hpp"
 #include "core/parallel.hpp"
+#include "formats/format.hpp"
+#include "formats/scenery/tokens.hpp"
 
 #include <cstring>
 #include <deque>

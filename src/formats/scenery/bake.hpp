@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 #include "formats/scenery/tokenizer.hpp"
 #include "formats/scenery/twin.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
-// T3D's entry in the format registry (formats/registry.cpp): a text model opens as the E3D the
+// T3D's entry in the format registry (formats/catalog.cpp): a text model opens as the E3D the
 // engine's converter makes of it, and writes as that E3D.
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::t3d {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 #include "formats/xray/xray.hpp"
 
 namespace sceneria::xray {

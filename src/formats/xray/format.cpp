@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "io/json_io.hpp"
 #include "formats/open_file.hpp"
 #include "formats/xray/document.hpp"
 #include "formats/xray/json.hpp"
 #include "formats/xray/xray.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::xray {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // X-Ray SDK `.object` models in the registry (notes xray-object.md).
-#include "formats/registry.hpp"
+#include "formats/format.hpp"
 
 namespace sceneria::xray {
 

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "io/json_io.hpp"
 #include "core/text.hpp"
+#include "io/json_io.hpp"
 
 namespace sceneria::xray {
 

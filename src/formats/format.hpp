@@ -1,9 +1,8 @@
 #pragma once
-// The one place that knows every format. Each entry says what the format is called, how to
-// recognise it, how to open it (whole, or streamed), what it can be written as, and how to make a
-// demo or a synthetic sample of it. The CLI, the bindings and the browser worker go through here;
-// nothing else names a format. Adding a format: its folder under src/formats/ plus one line in
-// registry.cpp (docs/architecture.md, "How to add a format").
+// What a format is to the rest of the core: its registry entry (`Format`: how to recognise, open,
+// stream, write, bake and generate its files, and what may be chosen when one is opened) and the
+// options those take. Each format fills one in its folder; formats/catalog.cpp lists them (one
+// line per format), registry/registry.cpp adds the scene exports every drawable format has.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -16,14 +15,28 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "export/export.hpp"
 #include "formats/document.hpp"
+#include "formats/remote_document.hpp"
 #include "io/assets.hpp"
 #include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
-#include "stream/remote_document.hpp"
 
 namespace sceneria {
+
+// What a writer tells its caller beyond its bytes: the texture images an export holds (a model
+// whose textures were not found exports without any), whether copies are instances, and what the
+// writer advises about reading its output (empty: nothing), in its own options' terms.
+struct WriteSummary {
+  std::uint32_t images = 0;
+  bool instanced = false;
+  std::string advice;
+};
+
+// A file written beside the main output (a .gltf's .bin and images, an .obj's .mtl).
+struct WrittenFile {
+  std::string name;
+  std::vector<std::uint8_t> bytes;
+};
 
 // How many leading bytes a probe sees (text formats sniff further than a magic number).
 constexpr std::size_t kProbeBytes = 4096;
@@ -68,7 +81,7 @@ struct WriteOptions {
   std::string name = {};
   // Where those files go; nullptr: the writer keeps everything in its one output where its
   // format can (a .gltf's buffer and images as data: URIs), else leaves them out (an OBJ's .mtl).
-  std::vector<exports::File>* sidecars = nullptr;
+  std::vector<WrittenFile>* sidecars = nullptr;
   // Where a streaming writer's big file beside its output (a .gltf's .bin) is written as it is
   // made (the CLI: a file beside the output); unset: into `sidecars`.
   std::function<Result<std::unique_ptr<ByteSink>>(const std::string& name)> sidecar_sink = {};
@@ -79,7 +92,7 @@ struct WriteOptions {
   // resolves what the document names relative to it; empty: its own name.
   std::string relative_name = {};
   // Scene exports: filled with what the output holds (texture images, instances).
-  exports::Written* written = nullptr;
+  WriteSummary* written = nullptr;
 };
 
 struct Writer {
@@ -164,30 +177,11 @@ struct Format {
   // Whether its files (not their JSON forms) convert a piece at a time, never held whole (a
   // module's sections): the CLI leaves the allocator's huge pages off for them (docs/performance.md).
   bool converts_in_pieces = false;
+  // Whether its files draw (a scene): the registry then adds the scene exports (glTF, OBJ) to its
+  // writers. A Hard Truck .res holds resources and draws nothing.
+  bool draws = true;
 
   const Writer* writer_for(std::string_view path_or_id) const;  // by id or by the output's extension
 };
-
-std::span<const Format> formats();
-const Format* find_format(std::string_view id);
-// The first format (in registry order) whose extensions end `name`, ignoring case; nullptr if none.
-const Format* format_for_name(std::string_view name);
-// The format of these bytes: a probe match first, else a file named like a format (so its reader
-// gives the precise complaint); else an unknown_format error that lists what was tried.
-Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size);
-Result<const Format*> detect(ByteSource& source);
-// detect + open. Errors carry the source's name in Error::file; a param the format does not
-// declare, or a value outside a declared list, is a bad_value error before anything is read.
-Result<std::unique_ptr<Document>> open_document(ByteSource& source, const OpenOptions& options = {});
-// The first format with a demo: its name and bytes.
-std::pair<std::string, std::vector<std::uint8_t>> demo_file();
-// ".eu7,.json" for a file input's accept attribute.
-std::string accepted_extensions();
-// [{"id","name","extensions","streams","writes":[{"id","extension","params"}],"demo","generate"}]
-nlohmann::ordered_json formats_json();
-
-// Summary plus lists, missing assets, warnings and capabilities (streams, writable targets) in one
-// object (`sceneria info --json`, the page).
-nlohmann::ordered_json describe(const Document& document, std::size_t string_sample = 0);
 
 }  // namespace sceneria

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "export/export.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
 #include "registry/registry.hpp"

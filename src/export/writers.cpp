@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "export/export.hpp"
 
 namespace sceneria::exports {
 

@@ -79,8 +79,10 @@ namespace {
 
 // What open_document refuses: a param the format does not declare, a value outside its list.
 Error check_params(const Format& format, const OpenOptions& options) {
-  for (const auto& [key, value] : options.params) {
-    const auto c = std::find_if(format.choices.begin(), format.choices.end(), [&](const Choice& d) { return d.param == key; });
+  for (const auto& given : options.params) {
+    const std::string& key = given.first;
+    const std::string& value = given.second;
+    const auto c = std::find_if(format.choices.begin(), format.choices.end(), [&key](const Choice& d) { return d.param == key; });
     if (c == format.choices.end()) {
       std::string takes;
       for (const Choice& d : format.choices) takes += (takes.empty() ? "" : ", ") + d.param;

@@ -16,7 +16,7 @@ Result<std::unique_ptr<FileByteSink>> FileByteSink::create(const std::string& pa
   return std::unique_ptr<FileByteSink>(new FileByteSink(f, path));
 }
 
-FileByteSink::~FileByteSink() { close(); }
+FileByteSink::~FileByteSink() { (void)close(); }  // a caller that cares closes first and reads the error
 
 Error FileByteSink::put(std::span<const std::uint8_t> bytes) {
   if (error_ || !file_) return error_ ? error_ : Error{Errc::io, 0, fmt::format("{}: already closed", path_)};

@@ -32,7 +32,7 @@ class JsonText {
       : sink_(sink), indent_(indent), depth_(depth) {
     buffer_.reserve(depth == 0 ? kFlushAt + 4096 : 4096);  // a piece grows as it needs
   }
-  ~JsonText() { flush(); }
+  ~JsonText() { (void)flush(); }  // a failed put stays in error_, which finish() answers
   JsonText(const JsonText&) = delete;
   JsonText& operator=(const JsonText&) = delete;
 
@@ -152,7 +152,7 @@ class JsonText {
   }
   void after_value() {
     keyed_ = false;
-    if (buffer_.size() >= kFlushAt) flush();
+    if (buffer_.size() >= kFlushAt) (void)flush();  // kept in error_ until finish()
   }
   // The opening quote and the escaped text, as nlohmann escapes it (ensure_ascii off).
   void quoted(std::string_view text) {

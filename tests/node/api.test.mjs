@@ -189,6 +189,7 @@ test('one rule picks the document of a folder, for the page and the API', async 
   assert.equal(pickDocument(['m/tex.dds', 'm/deep/x.e3d', 'm/y.t3d'], list), 1);
   assert.equal(pickDocument(['z/b.e3d', 'z/a.e3d', 'a.e3d'], list), 2);
   assert.equal(pickDocument(['z/b.e3d', 'z/a.e3d'], list), 1);
+  assert.equal(pickDocument(['a/deep/x.e3d', 'b.e3d'], list), 1);  // the shallowest before the first by path
   assert.equal(pickDocument(['readme.txt', 'x.bin'], list), -1);
   // The API opens by it: with no `main`, the .scn of a map with its includes, named as picked.
   const doc = await open({ 'sc/inc/a.inc': new Uint8Array(), 'sc/td.scn': new TextEncoder().encode('// nothing\n') });

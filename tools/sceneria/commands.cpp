@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "export/export.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
 #include "io/json_io.hpp"

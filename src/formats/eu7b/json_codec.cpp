@@ -235,7 +235,7 @@ Error write_module_json(const Module& module_in, ByteSink& sink, int indent, uns
         StringByteSink out;
         JsonText text(out, indent, depth);
         section_text(text, s);
-        text.flush();
+        (void)text.flush();  // into a string: cannot fail
         return std::move(out.text);
       };
       auto start = [&](const std::vector<std::uint8_t>& prefix) {

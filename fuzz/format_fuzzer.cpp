@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "export/export.hpp"
 #include "registry/registry.hpp"
 
 namespace {

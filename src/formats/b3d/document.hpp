@@ -22,6 +22,12 @@
 namespace sceneria::b3d {
 
 inline constexpr bool kZUp = true;
+// Shared by the document's parts (document, to_scene, browse): a block's name at word `at`, a
+// name as the text it is looked up by (to its first NUL), and whether a block type is hidden
+// unless shown (collision, triggers, portals, generators).
+Name name_at(const Block& b, std::size_t at);
+std::string key_of(const Name& n);
+bool hidden_type(std::uint32_t t);
 // B3D (x, y, z) as the scene's point.
 glm::dvec3 to_scene(const glm::dvec3& v);
 

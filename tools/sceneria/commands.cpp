@@ -116,33 +116,33 @@ std::optional<std::string> name_under(const std::string& path, const std::string
   return under.generic_string();
 }
 
-// The open choices (`--param` key=value, Format::choices) a file's format declares among `params`;
-// the rest are a writer's options.
-std::map<std::string, std::string> declared_choices(ByteSource& source, const std::map<std::string, std::string>& params) {
-  std::map<std::string, std::string> out;
-  auto format = detect(source);
-  if (!format) return out;  // open_document says why
-  for (const Choice& c : (*format)->choices)
-    if (auto it = params.find(c.param); it != params.end()) out.insert(*it);
-  return out;
+// Whether `format` declares the open choice `param` (Format::choices).
+bool declares(const Format& format, const std::string& param) {
+  return std::any_of(format.choices.begin(), format.choices.end(), [&param](const Choice& c) { return c.param == param; });
 }
 
 // Any registered format, through the registry; referenced files from `assets` when given.
-// `choices`: its format's open choices (an undeclared one is refused by open_document).
+// `params`: its format's open choices (an undeclared one is refused by open_document); with
+// `writer_params_too` (a conversion's --param) those the format does not declare are left to the
+// writer instead.
 // `for_conversion`: opened only to be written as something else, so a format may leave reading
 // what viewing needs until asked (OpenOptions::deferred); the resolver, which the document then
 // uses later, is handed out there to be kept as long as the document.
-Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets, std::map<std::string, std::string> choices = {},
-                                            std::unique_ptr<DirectoryAssets>* for_conversion = nullptr) {
+Result<std::unique_ptr<Document>> open_file(const std::string& path, const std::string& assets, std::map<std::string, std::string> params = {},
+                                            bool writer_params_too = false, std::unique_ptr<DirectoryAssets>* for_conversion = nullptr) {
   auto source = FileSource::open(path);
   if (!source) return source.error();
+  if (writer_params_too) {
+    auto format = detect(**source);
+    std::erase_if(params, [&format](const auto& given) { return !format || !declares(**format, given.first); });  // no format: open_document says why
+  }
   std::unique_ptr<DirectoryAssets> resolver;
   if (!assets.empty()) {
     resolver = std::make_unique<DirectoryAssets>(assets);
     // Formats look beside a file by its name's folder: named as it lies under the folder.
     if (auto under = name_under(path, assets)) (*source)->rename(*under);
   }
-  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .threads = cores(), .params = std::move(choices)});
+  auto document = open_document(**source, {.assets = resolver.get(), .deferred = for_conversion != nullptr, .texture_base = {}, .threads = cores(), .params = std::move(params)});
   if (for_conversion) *for_conversion = std::move(resolver);
   return document;
 }
@@ -233,7 +233,7 @@ int validate(const std::string& path, const std::string& assets, const std::map<
 
 int dump(const std::string& path, const std::string& output, bool pretty, std::ostream& out, std::ostream& err) {
   std::unique_ptr<DirectoryAssets> resolver;
-  auto document = open_file(path, {}, {}, &resolver);  // for a conversion: nothing decoded that the dump does not need
+  auto document = open_file(path, {}, {}, false, &resolver);  // for a conversion: nothing decoded that the dump does not need
   if (!document) return fail(err, path, document.error());
   const int indent = pretty ? 1 : -1;
   if (output.empty() || output == "-") {
@@ -258,7 +258,7 @@ int dump(const std::string& path, const std::string& output, bool pretty, std::o
 // (opened as for a conversion: nothing decoded that the line does not need).
 int describe_written(const std::string& out_path, std::uint64_t size, std::ostream& out, std::ostream& err) {
   std::unique_ptr<DirectoryAssets> none;
-  auto check = open_file(out_path, {}, {}, &none);
+  auto check = open_file(out_path, {}, {}, false, &none);
   if (!check) return fail(err, out_path, check.error());
   out << fmt::format("{}: {}, {} bytes\n", out_path, (*check)->headline(), size);
   return 0;
@@ -319,9 +319,7 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   std::unique_ptr<DirectoryAssets> resolver;  // outlives the document, which may read through it later
   const std::string root = assets.empty() ? default_root(in_path).string() : assets;
   // --param gives both: the input format's open choices (a model's skin set), the writer's options.
-  std::map<std::string, std::string> choices;
-  if (auto source = FileSource::open(in_path)) choices = declared_choices(**source, base.params);
-  auto document = open_file(in_path, root, choices, &resolver);
+  auto document = open_file(in_path, root, base.params, true, &resolver);
   if (!document) return fail(err, in_path, document.error());
   const Format* format = find_format((*document)->format_id());
   const Writer* writer = format ? format->writer_for(target) : nullptr;
@@ -335,7 +333,7 @@ int convert_file(const std::string& in_path, const std::string& out_path, const 
   std::vector<std::string> losses;
   std::vector<exports::File> sidecars;
   WriteOptions options = base;
-  for (const auto& [param, value] : choices) options.params.erase(param);  // the reader's, not the writer's
+  std::erase_if(options.params, [format](const auto& given) { return declares(*format, given.first); });  // the reader's, not the writer's
   options.losses = &losses;
   options.name = fs::path(out_path).filename().string();
   options.sidecars = &sidecars;

@@ -145,3 +145,44 @@ export interface Converted {
 export declare function formats(): Promise<FormatInfo[]>;
 export declare function open(source: Source, options?: OpenOptions): Promise<SceneriaDocument>;
 export declare function convert(document: SceneriaDocument, options: ConvertOptions): Promise<Converted>;
+
+/** What a viewer's open answers (Session.open, openDemo, openUrl). */
+export interface Opened {
+  /** The document's id: requests naming one a newer open replaced resolve to null. */
+  doc: number;
+  name: string;
+  format: string;
+  headline: string;
+  summary: Summary;
+  lists: ListInfo[];
+  /** The serialized scene for Viewer.loadScene. */
+  scene: Uint8Array;
+  /** Its visuals come by camera ticks (a scenery's infrastructure first). */
+  staged?: boolean;
+  /** Its models load by camera ticks, from the assets given. */
+  models?: boolean;
+  parseMs?: number;
+  /** Opened by HTTP Range requests (a URL, or a File over 64 MiB). */
+  stream?: { url: string | null; size: number; start: [number, number, number]; layout: unknown; bytes: number; requests: number };
+  reloaded?: boolean;
+}
+
+/** A viewer's session: one worker whose open document each open replaces (docs/api.md). */
+export declare class Session {
+  static start(): Promise<Session>;
+  formats(): Promise<{ formats: FormatInfo[]; accept: string }>;
+  configure(options?: { decodeBlocks?: boolean }): Promise<object>;
+  open(data: Blob | Uint8Array, options?: { name?: string; assets?: { path: string; file?: Blob; data?: Uint8Array }[];
+                                           params?: Record<string, string>; onProgress?: (p: Progress) => void }): Promise<Opened>;
+  openDemo(options?: { onProgress?: (p: Progress) => void }): Promise<Opened>;
+  openUrl(url: string, options?: { onProgress?: (p: Progress) => void; fetch?: { timeoutMs?: number; retries?: number } }): Promise<Opened>;
+  /** One camera tick: scene deltas to add, sections to drop, stats (docs/api.md). */
+  camera(doc: number, x: number, y: number, z: number): Promise<Record<string, unknown> | null>;
+  rows(doc: number, list: string, first: number, count: number, group?: number | null): Promise<Row[] | null>;
+  search(doc: number, list: string, query: string, limit?: number): Promise<Row[] | null>;
+  record(doc: number, list: string, index: number): Promise<Record<string, unknown> | null>;
+  write(doc: number, to: string, options?: { params?: Record<string, unknown>; lossy?: boolean; name?: string;
+                                            onProgress?: (p: Progress) => void }): Promise<(Converted & { reads: { requests: number; bytes: number } | null }) | null>;
+  bake(doc: number): Promise<{ files: { path: string; bytes: Uint8Array }[]; missing: string[] } | null>;
+  close(): void;
+}

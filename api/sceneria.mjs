@@ -166,11 +166,11 @@ async function resolveAssets(assets) {
 
 let formatList = null;
 
-// The registry: [{id, name, extensions, reads, streams, writes: [{id, extension, description, params}]}].
+// The registry: [{id, name, extensions, reads, streams, writes: [{id, extension, description, params}], choices}].
 export async function formats() {
   if (!formatList) {
     const channel = await startWorker();
-    try { formatList = await channel.request({ op: 'formats' }); } finally { channel.terminate(); }
+    try { formatList = (await channel.request({ op: 'formats' })).formats; } finally { channel.terminate(); }
   }
   return formatList;
 }
@@ -194,11 +194,71 @@ export class SceneriaDocument {
   sections() { return this.#channel.request({ op: 'sections' }); }
   // Rows of one record list: [{i, name, detail}]; with `list` omitted, the first list.
   objects({ list = this.#opened.lists[0]?.id, first = 0, count = 1000 } = {}) {
-    return list ? this.#channel.request({ op: 'objects', list, first, count }) : Promise.resolve([]);
+    return list ? this.#channel.request({ op: 'rows', list, first, count }) : Promise.resolve([]);
   }
   // Every field of one record.
   record(list, index) { return this.#channel.request({ op: 'record', list, index }); }
-  _convert(request, options) { return this.#channel.request({ op: 'convert', ...request }, options); }
+  _convert(request, options) { return this.#channel.request({ op: 'write', ...request }, options); }
+  close() { this.#channel.terminate(); }
+}
+
+// A viewer's session (the page's): one worker whose open document each open() replaces, so the
+// WebAssembly module and its threads start once. Every open answers a document id (`doc`); a
+// request naming one that a newer open replaced resolves to null. Errors reject with the core's
+// {code, message, offset, file, line, column}. `onProgress({phase, fraction})` while a long request runs.
+export class Session {
+  #channel;
+  constructor(channel) { this.#channel = channel; }
+  static async start() { return new Session(await startWorker()); }
+  async #ask(request, options) {
+    const r = await this.#channel.request(request, options);
+    return r?.stale ? null : r;
+  }
+  // {formats: [...as formats()], accept: ".eu7,…" (what a file input should offer)}.
+  formats() { return this.#ask({ op: 'formats' }); }
+  // `decodeBlocks`: the viewer's context has no WEBGL_compressed_texture_s3tc, so BC1-3 textures
+  // are decoded to RGBA8 in the worker rather than on the page's thread.
+  configure({ decodeBlocks = false } = {}) { return this.#ask({ op: 'configure', decodeBlocks }); }
+  // A File or bytes with the files it may refer to (`assets`: [{path, file | data}]); `params`: its
+  // format's open choices. Resolves to {doc, name, format, headline, summary, lists, scene (for
+  // Viewer.loadScene), staged (its visuals come by camera ticks), models (its models load by
+  // camera ticks), parseMs}; a file too big to read whole streams as a URL does (plus `stream`).
+  open(data, { name = data?.name, assets = [], params = {}, onProgress } = {}) {
+    return this.#ask({ op: 'open', data, name, params, view: true,
+                       assets: assets.map((a) => ({ path: a.path, data: a.file ?? a.data })) }, { onProgress });
+  }
+  // The registry's demo file, opened as open() does.
+  openDemo({ onProgress } = {}) { return this.#ask({ op: 'demo' }, { onProgress }); }
+  // A scenery by URL: the header by HTTP Range requests, PACK sections later as camera() asks.
+  // Resolves as open() does, plus `stream: {url, size, start, layout, bytes, requests}`. `fetch`
+  // tunes the Range reader: {timeoutMs (per request, default 20000), retries (default 3)}.
+  openUrl(url, { onProgress, fetch = {} } = {}) {
+    const href = new URL(url, globalThis.location?.href).href;
+    const name = decodeURIComponent(new URL(href).pathname.split('/').pop() || href);
+    return this.#ask({ op: 'url', url: href, name, fetch }, { onProgress });
+  }
+  // A camera tick. A streamed scenery: {delta (scene bytes or null), modelDelta, models, evict:
+  // [{row, col}], errors, grid, missing, reload (the file changed: open it again), stats: {bytes,
+  // requests, size, inFlight, ready, resident, notices, late, decodedOffThread, ...}}. A document
+  // opened in stages or with models to load: {delta, staging (more to come), described ({summary,
+  // lists} again, on the first tick, which reads the rest), modelDelta, models, missing, done}.
+  camera(doc, x, y, z) { return this.#ask({ op: 'camera', doc, x, y, z }); }
+  // Rows [{i, name, detail}] of one record list. `group`: only the records of one of the list's
+  // groups (lists[].groups: the files of a scenery with includes), `first` counted within it.
+  rows(doc, list, first, count, group = null) { return this.#ask({ op: 'rows', doc, list, first, count, group }); }
+  // Rows whose name or detail contains `query` (case-insensitive), at most `limit`.
+  search(doc, list, query, limit = 10000) { return this.#ask({ op: 'search', doc, list, query, limit }); }
+  // Every field of one record (strings as text).
+  record(doc, list, index) { return this.#ask({ op: 'record', doc, list, index }); }
+  // The open document written as one of its format's targets (a writer id or extension, as
+  // convert() takes): {bytes, writer, extension, losses, images, advice, files: [{name, bytes}],
+  // zip, reads: {requests, bytes} a streamed scenery's export fetched, else null}.
+  write(doc, to, { params = {}, lossy = false, name = '', onProgress } = {}) {
+    return this.#ask({ op: 'write', doc, to, params, lossy, name }, { onProgress });
+  }
+  // The open scenery and every file it includes, baked to binary twins as `sceneria bake` does,
+  // from the files it was opened with: {files: [{path, bytes}], missing: [include...]}.
+  bake(doc) { return this.#ask({ op: 'bake', doc }); }
   close() { this.#channel.terminate(); }
 }
 
@@ -215,7 +275,7 @@ export async function open(source, options = {}) {
   const resolved = await resolveSource(source, options, list);
   const channel = await startWorker();
   try {
-    const opened = await channel.request({ op: 'open', bytes: resolved.bytes, name: resolved.name, assets: resolved.assets, params: options.params || {} },
+    const opened = await channel.request({ op: 'open', data: resolved.bytes, name: resolved.name, assets: resolved.assets, params: options.params || {} },
                                          { onProgress: options.onProgress, signal: options.signal });
     return new SceneriaDocument(channel, opened, resolved.name);
   } catch (e) {

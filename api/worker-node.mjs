@@ -19,9 +19,9 @@ const read = (data) => {
     return null;
   }
 };
-const handle = createEngine(core, read);
+const handle = createEngine(core, { read });
 
-parentPort.on('message', ({ id, request }) => {
-  parentPort.postMessage({ id, ...handle(request, (p) => parentPort.postMessage({ id, progress: p })) });
+parentPort.on('message', async ({ id, request }) => {
+  parentPort.postMessage({ id, ...await handle(request, (p) => parentPort.postMessage({ id, progress: p })) });
 });
 parentPort.postMessage({ ready: true });

@@ -246,8 +246,8 @@ test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, inf
   // baker and writer do.
   for (const [target, rel] of [['.scnb', 'maszyna/twin/TD.scnb'], ['.eu7', 'maszyna/eu7/TD.v6.eu7']]) {
     const written = await page.evaluate(async (target) => {
-      const r = await window.sceneria.parser.write(window.sceneria.lastResult.doc, target);
-      if (!r.ok) return { error: r.error.message };
+      let r;
+      try { r = await window.sceneria.parser.write(window.sceneria.lastResult.doc, target); } catch (e) { return { error: e.message }; }
       let text = '';
       for (let i = 0; i < r.bytes.length; i += 0x8000) text += String.fromCharCode(...r.bytes.subarray(i, i + 0x8000));
       return { b64: btoa(text), writer: r.writer };
@@ -421,9 +421,13 @@ test('a scenery folder opens its text, follows its includes with their parameter
   // The JS API bakes the scenery and what it includes, as `sceneria bake` does: each file once,
   // named as the folder names it; the include's twin is the reference baker's, byte for byte.
   const baked = await page.evaluate(async () => {
-    const r = await window.sceneria.parser.bake(window.sceneria.lastResult.doc);
     const b64 = (bytes) => { let t = ''; for (const c of bytes) t += String.fromCharCode(c); return btoa(t); };
-    return r.ok ? { files: r.files.map((f) => ({ path: f.path, b64: b64(f.bytes) })), missing: r.missing } : { error: r.error.message };
+    try {
+      const r = await window.sceneria.parser.bake(window.sceneria.lastResult.doc);
+      return { files: r.files.map((f) => ({ path: f.path, b64: b64(f.bytes) })), missing: r.missing };
+    } catch (e) {
+      return { error: e.message };
+    }
   });
   expect(baked.error).toBeUndefined();
   expect(baked.files.map((f) => f.path)).toEqual(['MaSzyna/scenery/las.scn'.replace(/.*\//, '') + 'b', 'MaSzyna/scenery/Tree.incb']);
@@ -451,8 +455,8 @@ test('a scenery root with an .inc compiles to the reference version 9 module, it
   const models = await page.evaluate(() => window.sceneria.lastResult.lists.find((l) => l.id === 'models')?.count);
   expect(models).toBe(77);  // viewed, the .inc's models are the scenery's
   const written = await page.evaluate(async () => {
-    const r = await window.sceneria.parser.write(window.sceneria.lastResult.doc, '.eu7', { params: { version: '9' } });
-    if (!r.ok) return { error: r.error.message };
+    let r;
+    try { r = await window.sceneria.parser.write(window.sceneria.lastResult.doc, '.eu7', { params: { version: '9' } }); } catch (e) { return { error: e.message }; }
     let text = '';
     for (let i = 0; i < r.bytes.length; i += 0x8000) text += String.fromCharCode(...r.bytes.subarray(i, i + 0x8000));
     return { b64: btoa(text), losses: r.losses };

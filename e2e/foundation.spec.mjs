@@ -88,15 +88,17 @@ test('dropping TD.v6.eu7 shows version 6 and its 9 chunks with the right offsets
     window.Worker = class extends NativeWorker {
       constructor(...args) {
         super(...args);
+        // The JS API's protocol (api/engine.mjs): {id, request: {op, ...}} out, {id, result | error} back.
         this.addEventListener('message', (e) => {
-          const d = e.data;
-          if (d?.summary) window.__workerTraffic.push({ direction: 'from worker', name: window.__lastSent, size: d.summary.size, strings: d.summary.strings });
+          const r = e.data?.result;
+          if (r?.summary) window.__workerTraffic.push({ direction: 'from worker', name: window.__lastSent, size: r.summary.size, strings: r.summary.strings });
         });
       }
       postMessage(message, ...rest) {
-        if (message?.file) {
-          window.__lastSent = message.name;
-          window.__workerTraffic.push({ direction: 'to worker', name: message.name, bytes: message.file.size });
+        const request = message?.request;
+        if (request?.op === 'open' && request.data instanceof Blob) {
+          window.__lastSent = request.name;
+          window.__workerTraffic.push({ direction: 'to worker', name: request.name, bytes: request.data.size });
         }
         return super.postMessage(message, ...rest);
       }

@@ -19,10 +19,10 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => server?.closeAll());
 
-// Runs reads in the page with web/range-fetch.js; returns digests to compare with the file.
+// Runs reads in the page with api/range-fetch.mjs; returns digests to compare with the file.
 async function readInPage(page, path, ranges, options = {}) {
   return page.evaluate(async ({ url, ranges, options }) => {
-    const { RangeFetcher } = await import('/range-fetch.js');
+    const { RangeFetcher } = await import('/api/range-fetch.mjs');
     const f = new RangeFetcher(url, options);
     let changed = 0;
     f.onChange = () => changed++;

@@ -132,7 +132,7 @@ nlohmann::ordered_json opened_json(const sceneria::Document& d, std::size_t stri
 }
 
 // Files dropped beside the document (a folder, or several files), read on demand in the worker:
-// `assets` is {paths: [relative path...], read(index) -> Uint8Array} (web/worker.js).
+// `assets` is {paths: [relative path...], read(index) -> Uint8Array} (api/engine.mjs).
 std::unique_ptr<sceneria::AssetResolver> listed_assets(const val& assets) {
   if (assets.isNull() || assets.isUndefined()) return nullptr;
   const auto paths = emscripten::vecFromJSArray<std::string>(assets["paths"]);
@@ -524,7 +524,7 @@ val demo_file() {
 }
 
 // A document that streams (a URL, or a File too big to read whole), whatever its format: the
-// worker fetches the ranges this asks for and hands them back (see web/worker.js).
+// worker fetches the ranges this asks for and hands them back (see api/stream.mjs).
 class StreamBinding {
  public:
   StreamBinding(double size, const std::string& name, const std::string& format_id) {
@@ -601,7 +601,7 @@ class StreamBinding {
   }
   void lateFailed() { stream_->late_failed(); }
   // [{label, candidates: [path...]}]: files to look for next to the document that were not
-  // handed out before (web/worker.js asks every tick).
+  // handed out before (api/stream.mjs asks every tick).
   std::string takeAssetQueries() {
     auto out = nlohmann::ordered_json::array();
     for (const auto& q : stream_->take_asset_queries()) out.push_back({{"label", q.label}, {"candidates", q.candidates}});

@@ -1,7 +1,8 @@
-// Page glue: file input and drag-and-drop -> Parser (worker) -> panel and scene; the C++ viewer
-// draws, picks and moves the camera. Everything that comes from a file is inserted with
-// textContent, never as HTML.
-import { Parser, startViewer } from './sceneria-api.js';
+// Page glue: file input and drag-and-drop -> the JS API's session (api/sceneria.mjs: a worker
+// parses) -> panel and scene; the C++ viewer (api/viewer.mjs) draws, picks and moves the camera.
+// Everything that comes from a file is inserted with textContent, never as HTML.
+import { Session } from './api/sceneria.mjs';
+import { startViewer } from './api/viewer.mjs';
 import { VirtualList } from './virtual-list.js';
 import { pickDocument } from './api/pick.mjs';
 
@@ -25,7 +26,10 @@ const number = new Intl.NumberFormat('en-US');
 const hex = (n) => `0x${n.toString(16)}`;
 const STRING_ROWS = 200;  // the worker sends this many
 
-const parser = new Parser();
+const parser = await Session.start();
+// A request that failed on an open document (a list, a record, a camera tick): said in the
+// console, answered as nothing, and the page goes on.
+const reported = (error) => { console.warn(`[sceneria] ${error.code}: ${error.message}`); return null; };
 let viewer = null;
 let latest = 0;          // a newer file always wins over a slower older parse
 let openDoc = 0;         // the worker's document the panel shows
@@ -148,11 +152,18 @@ $('save').addEventListener('click', async () => {
   setProgress(`writing ${out}`, 0);
   // What the target cannot hold is dropped as the reference tools drop it, and each loss shown.
   const params = exporting ? exportParams(choice) : choice.params;
-  const r = await parser.write(openDoc, choice.id, { params, lossy: true, name: out,
-                                                    onProgress: ({ fraction }) => setProgress(`writing ${out}`, fraction) });
+  let r;
+  try {
+    r = await parser.write(openDoc, choice.id, { params, lossy: true, name: out,
+                                                 onProgress: ({ fraction }) => setProgress(`writing ${out}`, fraction) });
+  } catch (error) {
+    setProgress(null);
+    notice(`${out}: ${error.message}`);
+    status(`${out}: not written`);
+    return;
+  }
   setProgress(null);
   if (!r) return;
-  if (!r.ok) { notice(`${out}: ${r.error.message}`); status(`${out}: not written`); return; }
   for (const loss of r.losses.slice(0, 10)) notice(`${out}: ${loss}`);
   if (r.advice) notice(`${out}: ${r.advice}`);
   // With files beside it (an OBJ's .mtl and images), one ZIP of them all.
@@ -240,7 +251,7 @@ function showGroup(kind, group) {
   const count = group === null ? kind?.count || 0 : kind.groups.find((g) => g.id === group)?.count || 0;
   const positions = groupRows = group === null ? null : new Map();
   recordList.reset(count, async (first, n) => {
-    const rows = await parser.rows(doc, id, first, n, group);
+    const rows = await parser.rows(doc, id, first, n, group).catch(reported);
     if (rows && positions) rows.forEach((row, k) => positions.set(first + k, row));
     return rows;
   });
@@ -278,7 +289,7 @@ async function runSearch() {
   const doc = openDoc;
   if (!query) { showKind(kind); return; }
   $('search-status').textContent = 'searching…';
-  const rows = await parser.search(doc, kind, query, 10000);
+  const rows = await parser.search(doc, kind, query, 10000).catch(reported);
   if (!rows || doc !== openDoc || kind !== currentKind() || query !== $('search').value.trim()) return;
   listRows = rows;
   $('record-group').value = '';  // a search looks through every file
@@ -308,7 +319,7 @@ function formatValue(v, round = shortFloat) {
 
 async function inspect(kind, index, { highlight = false, object } = {}) {
   const doc = openDoc;
-  const record = await parser.record(doc, kind, index);
+  const record = await parser.record(doc, kind, index).catch(reported);
   if (doc !== openDoc) return;
   const label = kinds.find((k) => k.id === kind)?.label || kind;
   if (object === undefined && viewer) {
@@ -374,7 +385,9 @@ function loadScene(scene) {
 async function open(name, request, view = null, { reloaded = false } = {}) {
   const ticket = ++latest;
   setProgress(`reading ${name}`, 0);
-  const result = await request;
+  // The session answers the document or rejects with the core's error.
+  const result = await request.then((r) => ({ ok: true, ...r }), (e) => ({ ok: false, error: {
+    code: e.code || 'internal', message: e.message, offset: e.offset, file: e.file || '', line: e.line, column: e.column } }));
   if (ticket !== latest) return;  // superseded by a newer file
   if (result.name) name = result.name;  // the demo is named by the format that made it
   setProgress(null);
@@ -434,7 +447,7 @@ async function cameraTick() {
   ticking = true;
   try {
     const [x, y, z] = viewer.camera().eye;
-    const r = await parser.camera(s.doc, x, y, z);
+    const r = await parser.camera(s.doc, x, y, z).catch(reported);
     if (!r) return;
     if (s === streaming) streamed(s, r, x, z);
     else if (s === staging) staged(s, r);
@@ -449,7 +462,7 @@ setInterval(cameraTick, 33);
 // grow once they are read.
 let staging = null;
 function staged(s, r) {
-  if (r.described?.ok) {
+  if (r.described) {
     window.sceneria.lastResult = { ...window.sceneria.lastResult, summary: r.described.summary, lists: r.described.lists };
     showSummary(s.name, r.described.summary);
     showKinds(r.described.lists, currentKind());
@@ -571,9 +584,9 @@ function drawMinimap(s, camX, camZ) {
 // `options.reloaded` marks a reopen of a file that changed on the server.
 function openUrl(url, view, options = {}) {
   const ticket = latest + 1;
-  return open(decodeURIComponent(url.split('/').pop() || url), parser.openUrl(url, ({ phase }) => {
-    if (ticket === latest) setProgress(`${phase} ${url}`, 0);
-  }, options), view, { reloaded: Boolean(options.reloaded) });
+  const onProgress = ({ phase }) => { if (ticket === latest) setProgress(`${phase} ${url}`, 0); };
+  return open(decodeURIComponent(url.split('/').pop() || url), parser.openUrl(url, { onProgress, fetch: options.fetch }),
+              view, { reloaded: Boolean(options.reloaded) });
 }
 
 // ---- share links: #v=1&src=<url>&cam=x,y,z,distance,yaw,pitch[&sel=kind:index] (docs/share-links.md) ----
@@ -640,9 +653,8 @@ function openFile(file, assets = [], params = {}) {
   clearNotices();
   lastFiles = { file, assets };
   const ticket = latest + 1;
-  return open(file.name, parser.inspect(file, ({ phase, fraction }) => {
-    if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction);
-  }, assets, params));
+  const onProgress = ({ phase, fraction }) => { if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction); };
+  return open(file.name, parser.open(file, { assets, params, onProgress }));
 }
 // The values the choice controls show, as open params.
 function chosenParams() {
@@ -865,7 +877,7 @@ function start() {
   {
     const query = new URLSearchParams(location.search);
     const link = location.hash || (query.has('src') ? `v=1&src=${encodeURIComponent(query.get('src'))}` : '');
-    if (!openLink(link)) open('demo', parser.inspectDemo());
+    if (!openLink(link)) open('demo', parser.openDemo());
   }
   startViewer($('canvas')).then((v) => {
     viewer = v;

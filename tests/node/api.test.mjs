@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import validator from 'gltf-validator';
-import { open, convert, formats } from '../../api/sceneria.mjs';
+import { open, convert, formats, Session } from '../../api/sceneria.mjs';
 import { pickDocument } from '../../api/pick.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -213,4 +213,56 @@ test('errors say what and where; a long conversion can be cancelled', async () =
   await assert.rejects(pending, (e) => e.code === 'aborted');
   assert.ok(Date.now() - started < 5000, 'the abort does not wait for the conversion');
   await assert.rejects(doc.sections(), (e) => e.code === 'closed' || /closed/.test(e.message));
+});
+
+// The page's session runs the same worker and protocol (api/engine.mjs) on one worker: each open
+// replaces the document and gives it a new id, requests for a replaced one answer null, every
+// failure rejects with the core's error shape, and a scenery opened whole bakes with its folder.
+test('a viewer session: one worker, documents by id, stale requests, the one error shape, bake', async () => {
+  const session = await Session.start();
+  try {
+    const registry = await session.formats();
+    assert.equal(registry.formats[0].id, 'eu7b');
+    assert.ok(registry.accept.split(',').includes('.eu7'));
+
+    const model = readFileSync(join(samples, 'maszyna/models/e6acta_kanal_bok.e3d'));
+    const a = await session.open(model, { name: 'e6acta_kanal_bok.e3d' });
+    assert.equal(a.format, 'e3d');
+    assert.ok(a.scene instanceof Uint8Array && a.scene.length > 64, 'the scene for the viewer');
+    const submodels = a.lists.find((l) => l.id === 'submodels').count;
+    assert.ok(submodels > 0);
+    assert.equal((await session.rows(a.doc, 'submodels', 0, 1000)).length, submodels);
+    assert.equal(typeof (await session.record(a.doc, 'submodels', 0)).name, 'string');
+
+    const module = readFileSync(join(samples, 'maszyna/eu7/TD.v6.eu7'));
+    const b = await session.open(module, { name: 'TD.v6.eu7' });
+    assert.equal(b.doc, a.doc + 1);
+    assert.equal(await session.record(a.doc, 'submodels', 0), null, 'the replaced document is stale');
+    assert.equal((await session.search(b.doc, 'tracks', 'normal', 10)).length, 10);
+
+    // A truncated module: rejected with where, and the earlier document is no longer current.
+    await assert.rejects(session.open(module.subarray(0, 100), { name: 'cut.eu7' }), (e) => {
+      assert.equal(e.code, 'truncated');
+      assert.equal(typeof e.offset, 'number');
+      assert.equal(e.file, 'cut.eu7');
+      assert.match(e.message, /remain|truncated|bytes/);
+      return true;
+    });
+    assert.equal(await session.rows(b.doc, 'tracks', 0, 1), null);
+    await assert.rejects(session.write(b.doc + 1, 'glb'), (e) => e.code === 'bad_value');
+
+    // A text scenery with its include: written as its twin and baked with what it includes.
+    const inc = readFileSync(join(samples, 'maszyna/text/tree.inc'));
+    const scn = new TextEncoder().encode('include tree.inc drzewo.dds 100 0 200 90 10 3 end\ninclude brak.inc end\n');
+    const c = await session.open(scn, { name: 'las.scn', assets: [{ path: 'las.scn', data: scn }, { path: 'tree.inc', data: inc }] });
+    assert.equal(c.format, 'scenery-text');
+    const twin = await session.write(c.doc, '.scnb');
+    assert.equal(twin.extension, '.scnb');
+    const baked = await session.bake(c.doc);
+    assert.deepEqual(baked.files.map((f) => f.path), ['las.scnb', 'tree.incb']);
+    assert.ok(Buffer.from(baked.files[1].bytes).equals(readFileSync(join(samples, 'maszyna/twin/tree.incb'))), 'the reference twin');
+    assert.deepEqual(baked.missing, ['brak.inc']);
+  } finally {
+    session.close();
+  }
 });

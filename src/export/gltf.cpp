@@ -94,7 +94,8 @@ class Text {
   explicit Text(ByteSink& sink) : sink_(sink) { buffer_.reserve(kFlushAt + 4096); }
   Text& operator+=(std::string_view s) {
     buffer_ += s;
-    if (buffer_.size() >= kFlushAt) flush();
+    // A failed put is kept in error_: the final flush() returns it.
+    if (buffer_.size() >= kFlushAt) (void)flush();
     return *this;
   }
   Error flush() {

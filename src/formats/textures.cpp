@@ -16,7 +16,7 @@
 #include <stb/stb_image.h>
 
 #include "formats/dds/dds.hpp"
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/maszyna/tokenizer.hpp"
 
 namespace sceneria {
 
@@ -54,12 +54,12 @@ std::string MaterialFile::diffuse() const {
 
 MaterialFile read_material(std::span<const std::uint8_t> bytes) {
   MaterialFile m;
-  scenery::TextTokenizer tok(bytes);
-  scenery::TextToken t;
+  maszyna::TextTokenizer tok(bytes);
+  maszyna::TextToken t;
   std::string key;
   while (tok.next(t)) {
     if (t.text.size() > 1 && t.text.back() == ':') {
-      key = scenery::lower(t.text.substr(0, t.text.size() - 1));
+      key = maszyna::lower(t.text.substr(0, t.text.size() - 1));
     } else if (!key.empty()) {
       m.keys.emplace(key, std::string(t.text));  // the first value of a key counts
       key.clear();
@@ -78,7 +78,7 @@ std::string texture_key(std::string_view name) {
   if (const auto dot = s.rfind('.'); dot != std::string::npos && (slash == std::string::npos || dot > slash)) s.resize(dot);
   // "/dynamic/pkp/..." in real TEX0 lists means the game's root, as it does to the engine.
   const auto first = s.find_first_not_of('/');
-  return scenery::lower(first == std::string::npos ? std::string() : s.substr(first));
+  return maszyna::lower(first == std::string::npos ? std::string() : s.substr(first));
 }
 
 std::span<const std::string_view> image_extensions() {

@@ -11,6 +11,7 @@
 #include "formats/b3d/json.hpp"
 #include "formats/open_file.hpp"
 #include "formats/textures.hpp"
+#include "formats/typed_writer.hpp"
 #include "io/assets.hpp"
 #include "io/json_io.hpp"
 
@@ -123,12 +124,10 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
       new B3dDocument(std::move(file).value(), source.size(), source.name(), std::move(resources), view, std::move(missing), std::move(linked)));
 }
 
-Result<std::vector<std::uint8_t>> write(const Document& d, const WriteOptions& options) {
-  const auto* doc = dynamic_cast<const B3dDocument*>(&d);
-  if (!doc) return Error{Errc::bad_value, 0, "only a B3D module can be written as B3D"};
-  if (doc->file().incomplete && options.losses)
-    options.losses->push_back(fmt::format("the module was read up to a break ({}): written as it was read", doc->file().incomplete->message));
-  return write_b3d(doc->file());
+Result<std::vector<std::uint8_t>> write(const B3dDocument& doc, const WriteOptions& options) {
+  if (doc.file().incomplete && options.losses)
+    options.losses->push_back(fmt::format("the module was read up to a break ({}): written as it was read", doc.file().incomplete->message));
+  return write_b3d(doc.file());
 }
 
 // ---- .res on its own: its sections and entries, written back byte for byte ----
@@ -228,10 +227,8 @@ Result<std::unique_ptr<Document>> open_res(ByteSource& source, const OpenOptions
   return std::unique_ptr<Document>(new ResDocument(std::move(res).value(), source.size(), source.name()));
 }
 
-Result<std::vector<std::uint8_t>> write_res_document(const Document& d, const WriteOptions&) {
-  const auto* doc = dynamic_cast<const ResDocument*>(&d);
-  if (!doc) return Error{Errc::bad_value, 0, "only a Hard Truck resource file can be written as one"};
-  return write_res(doc->res());
+Result<std::vector<std::uint8_t>> write_res_document(const ResDocument& doc, const WriteOptions&) {
+  return write_res(doc.res());
 }
 
 }  // namespace
@@ -243,7 +240,7 @@ const Format& format() {
       .extensions = {".b3d"},
       .probe = probe,
       .open = open,
-      .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", write}, dump_writer("lossless JSON (docs/json-forms.md)")},
+      .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", typed<B3dDocument, write>}, dump_writer("lossless JSON (docs/json-forms.md)")},
       // The game's root, so that a module in ENV/ finds the shared resources (find_resources).
       .assets_root_holds = "common/common.res",
       .choices = module_choices(),
@@ -258,7 +255,7 @@ const Format& res_format() {
       .extensions = {".res", ".rmp"},
       .probe = probe_res,
       .open = open_res,
-      .writers = {{"res", ".res", "resource file, section by section as read", "", write_res_document}},
+      .writers = {{"res", ".res", "resource file, section by section as read", "", typed<ResDocument, write_res_document>}},
       .draws = false,  // resources only: no scene exports
   };
   return f;

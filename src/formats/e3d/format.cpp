@@ -8,6 +8,7 @@
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/json.hpp"
 #include "formats/open_file.hpp"
+#include "formats/typed_writer.hpp"
 #include "io/json_io.hpp"
 
 namespace sceneria::e3d {
@@ -30,12 +31,14 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   return std::unique_ptr<Document>(std::move(doc));
 }
 
+Result<std::vector<std::uint8_t>> write_model_document(const ModelDocument& doc, const WriteOptions&) {
+  return write_model(doc.model());
+}
+
 }  // namespace
 
-Result<std::vector<std::uint8_t>> write_e3d(const Document& d, const WriteOptions&) {
-  const auto* doc = dynamic_cast<const ModelDocument*>(&d);
-  if (!doc) return Error{Errc::bad_value, 0, "only a model (E3D or T3D) can be written as E3D"};
-  return write_model(doc->model());
+Result<std::vector<std::uint8_t>> write_e3d(const Document& document, const WriteOptions& options) {
+  return typed<ModelDocument, write_model_document>(document, options);
 }
 
 const Format& format() {

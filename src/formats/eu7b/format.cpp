@@ -21,6 +21,7 @@
 #include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/validate.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "formats/typed_writer.hpp"
 
 namespace sceneria::eu7b {
 
@@ -310,36 +311,30 @@ Result<std::optional<ConvertOptions>> conversion(const WriteOptions& options) {
   return change ? std::optional(c) : std::nullopt;
 }
 
-const Eu7bDocument* eu7b_document(const Document& document) {
-  return document.format_id() == "eu7b" ? dynamic_cast<const Eu7bDocument*>(&document) : nullptr;
-}
-
 // The module to write: the document's own, not a copy, unless the options change it (into `storage`).
-Result<const Module*> converted(const Document& document, const WriteOptions& options, Module& storage) {
-  const Eu7bDocument* d = eu7b_document(document);
-  if (!d) return Error{Errc::bad_value, 0, "only an EU7B module can be written as EU7B"};
+Result<const Module*> converted(const Eu7bDocument& d, const WriteOptions& options, Module& storage) {
   auto c = conversion(options);
   if (!c) return c.error();
-  if (!*c) return &d->stored();
-  auto m = convert_module(d->module(), **c);
+  if (!*c) return &d.stored();
+  auto m = convert_module(d.module(), **c);
   if (!m) return m.error();
   storage = std::move(m).value();
   return &storage;
 }
 
-Result<std::vector<std::uint8_t>> write_eu7b(const Document& document, const WriteOptions& options) {
+Result<std::vector<std::uint8_t>> write_eu7b(const Eu7bDocument& document, const WriteOptions& options) {
   Module storage;
   auto m = converted(document, options, storage);
   if (!m) return m.error();
   return write_module(**m, options.threads);
 }
 
-Error stream_eu7b(const Document& document, const WriteOptions& options, ByteSink& sink) {
+Error stream_eu7b(const Eu7bDocument& document, const WriteOptions& options, ByteSink& sink) {
   // A module kept encoded in its mapped file converts a section at a time.
-  if (const Eu7bDocument* d = eu7b_document(document); d && d->encoded()) {
+  if (document.encoded()) {
     auto c = conversion(options);
     if (!c) return c.error();
-    if (*c) return write_converted(d->stored(), **c, sink);
+    if (*c) return write_converted(document.stored(), **c, sink);
   }
   Module storage;
   auto m = converted(document, options, storage);
@@ -347,7 +342,7 @@ Error stream_eu7b(const Document& document, const WriteOptions& options, ByteSin
   return write_module(**m, sink);
 }
 
-Error stream_json(const Document& document, const WriteOptions& options, ByteSink& sink) {
+Error stream_json(const Eu7bDocument& document, const WriteOptions& options, ByteSink& sink) {
   Module storage;
   auto m = converted(document, options, storage);
   if (!m) return m.error();
@@ -402,9 +397,10 @@ const Format& format() {
       .open = open,
       .open_remote = open_remote,
       .writers = {{"eu7b", ".eu7", "EU7B module, optionally at another version and PACK format",
-                   "version=4..9 pack-format=flat|1..6", write_eu7b, {}, false, stream_eu7b},
-                  {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6", gathered<stream_json>, {}, false,
-                   stream_json}},
+                   "version=4..9 pack-format=flat|1..6", typed<Eu7bDocument, write_eu7b>, {}, false,
+                   typed_stream<Eu7bDocument, stream_eu7b>},
+                  {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6",
+                   gathered<typed_stream<Eu7bDocument, stream_json>>, {}, false, typed_stream<Eu7bDocument, stream_json>}},
       .demo = demo_module,
       .generate = generate,
       .assets_folder = "scenery",

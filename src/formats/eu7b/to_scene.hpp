@@ -7,12 +7,12 @@
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
+#include "formats/maszyna/section_grid.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria::eu7b {
 
-// EU07's section grid: 1 km cells, the world origin 250 cells from the grid's corner (notes §31).
-inline constexpr scene::Grid kSectionGrid{1000.0, 250, 500};
+using maszyna::kSectionGrid;
 
 // Object kinds and indices match RecordBrowser's lists, so a picked object's record can be asked
 // for by (kind, index).

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "formats/format.hpp"
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/scenery/tokens.hpp"
 #include "formats/scenery/twin.hpp"
 
 namespace sceneria::scenery {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/scenery/tokens.hpp"
 
 namespace sceneria::scenery {
 namespace {

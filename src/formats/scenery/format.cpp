@@ -18,6 +18,7 @@
 #include "formats/scenery/interpret.hpp"
 #include "formats/scenery/root_pack.hpp"
 #include "formats/scenery/twin_json.hpp"
+#include "formats/typed_writer.hpp"
 #include "scene/deltas.hpp"
 
 namespace sceneria::scenery {
@@ -351,30 +352,19 @@ Result<std::unique_ptr<Document>> open_twin(ByteSource& source, const OpenOption
       new SceneryDocument("scenery-twin", source.name(), std::move(*bytes), std::move(*twin), viewing(options), !options.deferred));
 }
 
-const SceneryDocument* scenery_of(const Document& d) {
-  if (d.format_id() != "scenery-text" && d.format_id() != "scenery-twin") return nullptr;
-  return dynamic_cast<const SceneryDocument*>(&d);
+Result<std::vector<std::uint8_t>> write_twin_file(const SceneryDocument& s, const WriteOptions& options) {
+  if (s.twin()) return write_twin(*s.twin());
+  return bake_bytes(s.bytes(), kind_for(s.name()), {}, nullptr, options.threads);
 }
 
-Result<std::vector<std::uint8_t>> write_twin_file(const Document& d, const WriteOptions& options) {
-  const SceneryDocument* s = scenery_of(d);
-  if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as a twin"};
-  if (s->twin()) return write_twin(*s->twin());
-  return bake_bytes(s->bytes(), kind_for(s->name()), {}, nullptr, options.threads);
-}
-
-Result<std::vector<std::uint8_t>> write_text_file(const Document& d, const WriteOptions& options) {
-  const SceneryDocument* s = scenery_of(d);
-  if (!s) return Error{Errc::bad_value, 0, "only a scenery can be written as scenery text"};
-  if (!s->twin()) return std::vector<std::uint8_t>(s->bytes().begin(), s->bytes().end());
+Result<std::vector<std::uint8_t>> write_text_file(const SceneryDocument& s, const WriteOptions& options) {
+  if (!s.twin()) return std::vector<std::uint8_t>(s.bytes().begin(), s.bytes().end());
   if (options.losses) options.losses->push_back("comments, number spellings and line breaks are not in a twin: the text is rebuilt from its tokens");
-  const std::string text = decompile(*s->twin());
+  const std::string text = decompile(*s.twin());
   return std::vector<std::uint8_t>(text.begin(), text.end());
 }
 
-Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const WriteOptions& options) {
-  const SceneryDocument* s = scenery_of(d);
-  if (!s) return Error{Errc::bad_value, 0, "only a scenery can be compiled to EU7B here"};
+Result<std::vector<std::uint8_t>> write_module_file(const SceneryDocument& s, const WriteOptions& options) {
   bool root = false;
   if (auto it = options.params.find("version"); it != options.params.end()) {
     if (it->second != "6" && it->second != "9")
@@ -393,17 +383,17 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
   std::uint64_t composed = 0, own = 0;  // bytes of the files the compose found; of the root
   if (root) {
     // The writer reads text only: a twin is read as the text it holds.
-    const std::string text = s->twin() ? decompile(*s->twin()) : std::string();
+    const std::string text = s.twin() ? decompile(*s.twin()) : std::string();
     const std::span<const std::uint8_t> bytes =
-        s->twin() ? std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()) : s->bytes();
+        s.twin() ? std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()) : s.bytes();
     std::vector<std::string> notes, missing;
-    AssetResolver* files = options.assets ? options.assets : s->include_files();
+    AssetResolver* files = options.assets ? options.assets : s.include_files();
     own = bytes.size();
     const auto report = [&](std::uint64_t done, std::uint64_t known) {
       composed = known;
       show(static_cast<double>(done) / static_cast<double>(known + own));
     };
-    auto made = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s->name() : options.relative_name,
+    auto made = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s.name() : options.relative_name,
                                           .files = files, .warnings = &notes, .missing = &missing,
                                           .progress = options.progress ? report : std::function<void(std::uint64_t, std::uint64_t)>()});
     if (!made) return made.error();
@@ -431,16 +421,16 @@ Result<std::vector<std::uint8_t>> write_module_file(const Document& d, const Wri
     };
   how.threads = options.threads;
   how.sources = false;
-  Interpreted compiled = interpret(*s->tokens({.writer = true}), s->name(), how);
+  Interpreted compiled = interpret(*s.tokens({.writer = true}), s.name(), how);
   if (options.losses)
     for (const Warning& w : compiled.warnings) options.losses->push_back(w.message);
   return eu7b::write_module(compiled.module, options.threads);
 }
 
 std::vector<Writer> writers() {
-  return {{"text", ".scn", "scenery text (a twin's tokens written back as text)", "", write_text_file, {".scm", ".inc", ".ctr"}},
-          {"twin", ".scnb", "scenery binary twin v10, as the reference baker writes it", "", write_twin_file, {".scmb", ".incb", ".ctrb"}},
-          {"eu7b", ".eu7", "EU7B compiled from the scenery: a module (version 6), or a root with its .inc files' models in PACK (version 9)", "version=6|9", write_module_file},
+  return {{"text", ".scn", "scenery text (a twin's tokens written back as text)", "", typed<SceneryDocument, write_text_file>, {".scm", ".inc", ".ctr"}},
+          {"twin", ".scnb", "scenery binary twin v10, as the reference baker writes it", "", typed<SceneryDocument, write_twin_file>, {".scmb", ".incb", ".ctrb"}},
+          {"eu7b", ".eu7", "EU7B compiled from the scenery: a module (version 6), or a root with its .inc files' models in PACK (version 9)", "version=6|9", typed<SceneryDocument, write_module_file>},
           dump_writer("lossless JSON of the twin (a text: of the twin it bakes to; docs/json-forms.md)")};
 }
 

@@ -16,6 +16,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/error.hpp"
+#include "formats/eu7b/compile_layout.hpp"
 #include "formats/eu7b/eu7b.hpp"
 #include "formats/scenery/tokens.hpp"
 #include "io/assets.hpp"
@@ -35,18 +36,8 @@ struct Directive {
   SourceRef at;
 };
 
-// A model as the reference writer keeps it before writing: values unrounded (the compile of a
-// root sorts, cuts and keys its PACK by them), strings as text.
-struct PackModel {
-  std::string name;  // empty: unnamed
-  std::string file, texture;
-  glm::dvec3 location{0.0}, angles{0.0}, scale{1.0};
-  double range_min = 0, range_max = -1;  // metres, as written; a max below 0 is unlimited
-  bool terrain = false, transition = true;
-  std::uint32_t group = 0;  // 0: none
-  std::vector<float> lights;
-  std::vector<std::uint32_t> colors;
-};
+// A root's PACK models as the compile composes them (root_pack.hpp), unrounded.
+using eu7b::PackModel;
 
 // Where an include stands, unrounded (InterpretOptions::exact): what the writer's compose
 // places an `.inc`'s models by.

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
-#include "formats/scenery/tokenizer.hpp"
 #include "formats/scenery/tokens.hpp"
 
 namespace sceneria::scenery {

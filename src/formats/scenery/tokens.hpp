@@ -11,10 +11,20 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/maszyna/tokenizer.hpp"
 #include "formats/scenery/twin.hpp"
 
 namespace sceneria::scenery {
+
+// The MaSzyna tokenizer (formats/maszyna/), which sceneries read with as models and materials do.
+using maszyna::leading_number;
+using maszyna::lower;
+using maszyna::parse_number;
+using maszyna::parse_writer_number;
+using maszyna::TextToken;
+using maszyna::TextTokenizer;
+using maszyna::TokenizerOptions;
+using maszyna::writer_pieces;
 
 enum class TokenKind : std::uint8_t { word, quoted, number };
 

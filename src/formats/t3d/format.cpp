@@ -8,7 +8,7 @@
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/format.hpp"
 #include "formats/open_file.hpp"
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/maszyna/tokenizer.hpp"
 #include "formats/t3d/t3d.hpp"
 
 namespace sceneria::t3d {
@@ -75,8 +75,8 @@ bool probe(std::span<const std::uint8_t> head, std::string_view name) {
   if (iends_with(name, ".t3d")) return true;
   for (std::uint8_t c : head)
     if (c == 0) return false;
-  scenery::TextTokenizer tok(head);
-  scenery::TextToken t;
+  maszyna::TextTokenizer tok(head);
+  maszyna::TextToken t;
   return tok.next(t) && iequals(t.text, "parent:");
 }
 

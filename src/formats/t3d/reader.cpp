@@ -14,13 +14,13 @@
 #include <glm/gtc/epsilon.hpp>
 #include <glm/gtx/norm.hpp>
 
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/maszyna/tokenizer.hpp"
 #include "formats/t3d/t3d.hpp"
 
 namespace sceneria::t3d {
 namespace {
 
-using scenery::lower;
+using maszyna::lower;
 
 // The engine's cParser >> T: a number from the token's leading characters, 0 when none.
 float to_float(std::string_view t) {
@@ -55,7 +55,7 @@ class Tokens {
       peeked_.reset();
       return true;
     }
-    scenery::TextToken tok;
+    maszyna::TextToken tok;
     if (!t_.next(tok)) {
       return false;
     }
@@ -74,7 +74,7 @@ class Tokens {
   const Token& last() const { return last_; }
 
  private:
-  scenery::TextTokenizer t_;
+  maszyna::TextTokenizer t_;
   std::optional<Token> peeked_;
   Token last_;
 };
@@ -235,7 +235,7 @@ class Loader {
     if (auto t = need("SelfIllum:"); !t) return t.error();
     auto light = lowered("the SelfIllum value");
     if (!light) return light.error();
-    s.self_illum = *light == "true" ? 2.0f : *light == "false" ? -1.0f : static_cast<float>(scenery::leading_number(*light));
+    s.self_illum = *light == "true" ? 2.0f : *light == "false" ? -1.0f : static_cast<float>(maszyna::leading_number(*light));
 
     if (s.type == e3d::free_spotlight) {
       auto key = lowered("NearAttenStart:");

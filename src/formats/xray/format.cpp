@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "formats/open_file.hpp"
+#include "formats/typed_writer.hpp"
 #include "formats/xray/document.hpp"
 #include "formats/xray/json.hpp"
 #include "formats/xray/xray.hpp"
@@ -37,10 +38,8 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
   return std::unique_ptr<Document>(std::move(doc));
 }
 
-Result<std::vector<std::uint8_t>> write(const Document& d, const WriteOptions&) {
-  const auto* doc = dynamic_cast<const XrayDocument*>(&d);
-  if (!doc) return Error{Errc::bad_value, 0, "only an X-Ray object can be written as .object"};
-  return write_object(doc->file());
+Result<std::vector<std::uint8_t>> write(const XrayDocument& doc, const WriteOptions&) {
+  return write_object(doc.file());
 }
 
 }  // namespace
@@ -52,7 +51,7 @@ const Format& format() {
       .extensions = {".object"},
       .probe = probe,
       .open = open,
-      .writers = {{"object", ".object", "X-Ray object, chunk by chunk as read (packed chunks as stored)", "", write},
+      .writers = {{"object", ".object", "X-Ray object, chunk by chunk as read (packed chunks as stored)", "", typed<XrayDocument, write>},
                   dump_writer("lossless JSON (docs/json-forms.md#x-ray)")},
       // gamedata/objects/... names its textures as gamedata/textures/... does.
       .assets_folder = "gamedata",

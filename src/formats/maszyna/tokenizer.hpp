@@ -1,5 +1,6 @@
 #pragma once
-// MaSzyna's scenery tokenizer (the engine's cParser, notes B1): tokens split at space, tab, CR,
+// MaSzyna's tokenizer (the engine's cParser, scenery notes B1), shared by sceneries, T3D models
+// and .mat materials: tokens split at space, tab, CR,
 // LF and `;` (and `,` in the legacy-comma mode), `//` and `/* */` comments cutting a token where
 // they start, `"…"` runs kept verbatim (delimiters, newlines and case included; `\` escapes),
 // a UTF-8 BOM dropped, every other byte (CP1250 names) passed through. Tokens keep their case:
@@ -12,7 +13,7 @@
 
 #include "core/text.hpp"
 
-namespace sceneria::scenery {
+namespace sceneria::maszyna {
 
 struct TokenizerOptions {
   bool legacy_comma = false;  // `,` separates too (the EU7B writer's and the old wiki's rule)
@@ -94,4 +95,4 @@ double leading_number(std::string_view token);
 // ASCII lower case (bytes ≥ 0x80 unchanged, as the engine's ToLower).
 std::string lower(std::string_view text);
 
-}  // namespace sceneria::scenery
+}  // namespace sceneria::maszyna

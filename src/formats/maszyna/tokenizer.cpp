@@ -1,4 +1,4 @@
-#include "formats/scenery/tokenizer.hpp"
+#include "formats/maszyna/tokenizer.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <fast_float/fast_float.h>
 
-namespace sceneria::scenery {
+namespace sceneria::maszyna {
 
 TextTokenizer::TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptions options)
     : bytes_(bytes), options_(options) {
@@ -329,4 +329,4 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-}  // namespace sceneria::scenery
+}  // namespace sceneria::maszyna

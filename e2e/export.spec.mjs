@@ -206,6 +206,11 @@ test('a scenery streamed by URL exports section by section, as the CLI exports t
     // The second walk (the binary chunk after the JSON) may be answered by the browser's cache.
     expect(sent() - before).toBeGreaterThanOrEqual(reads.bytes / 2);
     expect(sent() - before).toBeLessThanOrEqual(reads.bytes);
+    // Every read asked for its range: the server never sent the whole file (a read without its
+    // Range header would get a 200 that the browser may cache and serve again, hiding the cost;
+    // a cached range may come back revalidated, 304).
+    expect(nginx.statuses('/line.eu7')['200']).toBeUndefined();
+    expect(nginx.statuses('/line.eu7')['206']).toBeGreaterThan(20);
     await expect(page.locator('#status')).toContainText(`${whole.bytes.length.toLocaleString('en-US')} bytes written (`);
     execFileSync(cli, ['convert', file, join(www, 'cli.glb')]);
     expectSameGlb(whole.bytes, readFileSync(join(www, 'cli.glb')));

@@ -51,10 +51,12 @@ http {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+  const logged = (path) => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith(path)) : []);
   return {
     stop: () => proc.kill('SIGQUIT'),
     // Bytes nginx sent for paths starting with `path` (body bytes, from the access log).
-    bytesSent: (path) => existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith(path))
-      .reduce((n, l) => n + Number(l.split(' ')[2] || 0), 0) : 0,
+    bytesSent: (path) => logged(path).reduce((n, l) => n + Number(l.split(' ')[2] || 0), 0),
+    // How many responses for paths starting with `path` had each status: {206: 40, 200: 1}.
+    statuses: (path) => logged(path).reduce((n, l) => ({ ...n, [l.split(' ')[1]]: (n[l.split(' ')[1]] || 0) + 1 }), {}),
   };
 }

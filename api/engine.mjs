@@ -25,7 +25,7 @@ export function createEngine(core, { read, readAll = async (data) => read(data),
     nextDoc: () => ++docId,
     // A streamed document replaces the whole one: its camera ticks and lists are the stream's.
     closeWhole() { staged = modelling = opened = null; },
-    openBytes: (bytes, request, progress) => openBytes(bytes, request, progress),
+    openBytes,
   };
   const stream = streamer ? streamer(core, engine) : null;
 

@@ -45,8 +45,6 @@ void renumber_as_written(Module& m, std::span<Model> pack_models) {
 
 namespace {
 
-Vec3f v3(const glm::dvec3& v) { return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)}; }
-
 // A composed PACK model as a record of the root (its strings in the root's table, its lights in
 // `pool`'s), with what the writer keys and sorts it by.
 std::pair<Model, ConvertOptions::Exact> pack_record(const PackModel& p, const std::function<Sid(std::string_view)>& intern, ModelList& pool) {

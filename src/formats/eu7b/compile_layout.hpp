@@ -17,6 +17,9 @@
 
 namespace sceneria::eu7b {
 
+// A position, angle or scale as a record holds it: what a compile reads in double, in float.
+inline Vec3f v3(const glm::dvec3& v) { return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)}; }
+
 // A model as the reference writer keeps it before writing: values unrounded (the compile of a
 // root sorts, cuts and keys its PACK by them), strings as text.
 struct PackModel {

@@ -150,8 +150,6 @@ inline int index_of(const std::vector<std::string_view>& names, std::string_view
   return -1;
 }
 
-inline Vec3f v3(const glm::dvec3& v) { return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)}; }
-
 // In float, as the reference writer rounds (0.9691 gives 31755).
 inline std::int16_t snorm(double v) { return static_cast<std::int16_t>(std::lround(std::clamp(static_cast<float>(v), -1.0f, 1.0f) * 32767.0f)); }
 

@@ -56,7 +56,7 @@ test('TD.v6: every track and wire is drawn where TD.scn puts it, and the view ma
   expect(td.traction.length).toBe(ref.traction);
   await loadSample(page, 'maszyna/eu7/TD.v6.eu7');
   const stats = await page.evaluate(() => window.sceneria.viewer.stats());
-  expect(stats.objects).toBe(ref.tracks + ref.traction + ref.shapes);
+  expect(stats.objects).toBe(ref.tracks + ref.traction + ref.shapes + ref.dynamics);  // the trainset's vehicles too
   expect(stats.sectionsTotal).toBe(14);
 
   // Every visible plain track: at its midpoint (from the text's end points and control vectors)

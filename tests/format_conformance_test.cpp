@@ -148,12 +148,12 @@ TEST(FormatConformance, EveryJsonFormReadsBackToTheSameDocument) {
       }
     }
   }
-  EXPECT_EQ(with_json, (std::set<std::string>{"b3d", "e3d", "eu7b", "scenery-text", "scenery-twin", "t3d", "xray"}));
+  EXPECT_EQ(with_json, (std::set<std::string>{"b3d", "e3d", "eu7b", "fiz", "mmd", "scenery-text", "scenery-twin", "t3d", "xray"}));
 }
 
 TEST(FormatConformance, EveryFormatRejectsTruncationsWithAnErrorNotACrash) {
   SCENERIA_REQUIRE_SAMPLES();
-  const std::set<std::string> text_formats{"scenery-text", "t3d"};
+  const std::set<std::string> text_formats{"fiz", "mmd", "scenery-text", "t3d"};
   for (const auto& [id, paths] : registered_samples()) {
     SCOPED_TRACE(id);
     const auto bytes = test::read_file(paths.front());

@@ -31,7 +31,7 @@ TEST(Scene, TdV6BecomesTracksWiresAndShapesInSections) {
   const auto m = decoded(test::read_file(test::samples_dir() / "maszyna/eu7/TD.v6.eu7"));
   auto s = eu7b::to_scene(m);
   ASSERT_TRUE(s.ok()) << s.error().describe();
-  EXPECT_EQ(s->objects.size(), 87u + 115u + 62u);  // every track, wire and shape is pickable
+  EXPECT_EQ(s->objects.size(), 87u + 115u + 62u + 2u);  // every track, wire, shape and vehicle is pickable
   std::size_t switch_paths = 0;
   for (const auto& c : m.chunks)
     if (const auto* t = std::get_if<eu7b::RecordList<eu7b::Track>>(&c.data))
@@ -70,7 +70,7 @@ TEST(Scene, SerializedSceneReadsBackTheSame) {
   EXPECT_EQ(back->objects.size(), s->objects.size());
   std::size_t instances = 0;
   for (const auto& sec : back->sections) instances += sec.instances.size();
-  EXPECT_EQ(instances, 3000u + 3u + 3u + 2u + 1u);  // PACK + MODL + launchers + sounds + power
+  EXPECT_EQ(instances, 3000u + 3u + 3u + 2u + 1u + 3u);  // PACK + MODL + launchers + sounds + power + vehicles
   // Truncated or bad bytes are errors, not crashes.
   for (std::size_t cut : {std::size_t{3}, bytes.size() / 2, bytes.size() - 1})
     EXPECT_FALSE(scene::deserialize(std::span(bytes).first(cut)).ok());

@@ -332,7 +332,8 @@ async function inspect(kind, index, { highlight = false, object } = {}) {
   $('inspector').hidden = false;
   $('inspector-title').textContent = `${label} #${number.format(index)}${name ? ` · ${name}` : ''}`;
   $('go-to').disabled = object === null || object === undefined;
-  $('drive-here').hidden = kind !== 'tracks';
+  // A track, or a vehicle standing on one (the ride starts at its front, the way it faces).
+  $('drive-here').hidden = kind !== 'tracks' && kind !== 'dynamics';
   const fields = $('record-fields');
   fields.replaceChildren();
   // Enumerated fields by name, the stored number beside it ("$labels" from the document).
@@ -784,8 +785,8 @@ function updateModeButtons() {
 function setMode(mode) {
   if (!viewer) return;
   if (mode === 'drive') {
-    if (selection?.kind === 'tracks' && selection.object != null) viewer.driveFrom(selection.object);
-    else status('select a track first, then Drive');
+    if ((selection?.kind === 'tracks' || selection?.kind === 'dynamics') && selection.object != null) viewer.driveFrom(selection.object);
+    else status('select a track or a vehicle first, then Drive');
   } else {
     viewer.setMode(mode);
   }

@@ -10,6 +10,8 @@
 #include "formats/dds/format.hpp"
 #include "formats/e3d/format.hpp"
 #include "formats/eu7b/format.hpp"
+#include "formats/fiz/format.hpp"
+#include "formats/mmd/format.hpp"
 #include "formats/scenery/format.hpp"
 #include "formats/t3d/format.hpp"
 #include "formats/xray/format.hpp"
@@ -27,6 +29,8 @@ const std::vector<Format>& list() {
       // twins' bytes, so the order costs nothing in detection.
       scenery::text_format(),
       scenery::twin_format(),
+      // A vehicle before its models: a dropped vehicle folder opens as the vehicle.
+      mmd::format(),
       e3d::format(),
       t3d::format(),
       b3d::format(),
@@ -34,6 +38,7 @@ const std::vector<Format>& list() {
       // Textures after the models: a dropped model folder opens its model.
       dds::format(),
       b3d::res_format(),
+      fiz::format(),
   };
   return all;
 }
@@ -110,13 +115,16 @@ Result<std::unique_ptr<Document>> open_document(ByteSource& source, const OpenOp
   return document;
 }
 
-Result<scene::Scene> open_model_scene(ByteSource& file, AssetResolver& assets, const std::string& texture_base) {
+Result<scene::Scene> open_model_scene(ByteSource& file, AssetResolver& assets, const std::string& texture_base,
+                                      const std::vector<std::pair<std::string, std::string>>& params) {
   const std::string& path = file.name();
   const Format* format = format_named_in(readers(), path);
   if (!format || !format->open) return Error{Errc::unknown_format, 0, fmt::format("{}: no model format reads this file", path)};
   OpenOptions options;
   options.assets = &assets;
   options.texture_base = texture_base;
+  options.params.insert(params.begin(), params.end());
+  if (Error e = check_params(*format, options)) return e;
   auto document = format->open(file, options);
   if (!document) return document.error();
   return (*document)->scene();

@@ -33,6 +33,8 @@ Result<const Format*> detect_in(std::span<const Format> list, ByteSource& source
 // sniff as: a server answering every path with the scenery itself must not have it opened again
 // as a model), its textures looked for from `texture_base` among `assets`: its scene. What
 // stream::ModelLoader is given to open models with.
-[[nodiscard]] Result<scene::Scene> open_model_scene(ByteSource& file, AssetResolver& assets, const std::string& texture_base);
+// `params` are the open choices the scene gives it (a vehicle's skin set), checked as a user's are.
+[[nodiscard]] Result<scene::Scene> open_model_scene(ByteSource& file, AssetResolver& assets, const std::string& texture_base,
+                                                    const std::vector<std::pair<std::string, std::string>>& params = {});
 
 }  // namespace sceneria

@@ -67,12 +67,12 @@ void CameraRig::wheel(double steps) {
   else drive_speed_ = std::clamp(drive_speed_ + steps * 2.5, -60.0, 60.0);  // about ±216 km/h
 }
 
-bool CameraRig::drive(const scene::Scene& scene, int curve) {
+bool CameraRig::drive(const scene::Scene& scene, int curve, double t, int direction) {
   if (curve < 0 || curve >= static_cast<int>(scene.tracks.size())) return false;
   scene_ = &scene;
   curve_ = curve;
-  t_ = 0.0;
-  direction_ = 1;
+  t_ = std::clamp(t, 0.0, 1.0);
+  direction_ = direction < 0 ? -1 : 1;
   pitch_ = glm::radians(4.0);
   mode_ = CameraMode::drive;
   return true;

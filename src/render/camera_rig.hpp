@@ -35,7 +35,8 @@ class CameraRig {
   void update(double seconds, const MoveInput& input);
 
   // Drive mode along scene.tracks, starting on `curve` (at its start, forwards).
-  bool drive(const scene::Scene& scene, int curve);
+  // From `t` on the curve, its way (`direction` 1) or against it (-1).
+  bool drive(const scene::Scene& scene, int curve, double t = 0.0, int direction = 1);
   double drive_speed() const { return drive_speed_; }   // metres per second, signed by direction
   int drive_curve() const { return curve_; }
 

@@ -96,6 +96,8 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
     o.pod(static_cast<std::uint8_t>(m.proxy));
     o.pod(static_cast<std::uint32_t>(m.files.size()));
     for (const std::string& f : m.files) o.string(f);
+    o.pod(static_cast<std::uint32_t>(m.file_params.size()));
+    for (const auto& [key, value] : m.file_params) o.string(key), o.string(value);
   }
   o.pod(static_cast<std::uint32_t>(s.nodes.size()));
   for (const Node& n : s.nodes) {
@@ -206,6 +208,10 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
     if (!r.check_count(files, 4, "mesh files")) return r.error();
     m.files.resize(files);
     for (std::string& f : m.files) in.string(f);
+    const std::uint32_t params = r.u32();
+    if (!r.check_count(params, 8, "mesh file params")) return r.error();
+    m.file_params.resize(params);
+    for (auto& [key, value] : m.file_params) in.string(key), in.string(value);
     if (!r.ok()) return r.error();
     if ((!m.normals.empty() && m.normals.size() != m.positions.size()) || (!m.uvs.empty() && m.uvs.size() != m.positions.size()))
       return Error{Errc::bad_value, r.offset(), "scene: mesh attributes of different lengths"};

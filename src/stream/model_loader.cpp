@@ -27,7 +27,7 @@ void ModelLoader::track(const scene::Scene& scene) {
     const auto id = static_cast<std::uint32_t>(scene.mesh_base + k);
     if (!m.proxy || m.files.empty() || entry_of_mesh_.count(id)) continue;
     entry_of_mesh_.emplace(id, entries_.size());
-    entries_.push_back({.mesh = id, .name = m.name, .files = m.files, .places = {}, .cells = {}, .tried = false});
+    entries_.push_back({.mesh = id, .name = m.name, .files = m.files, .params = m.file_params, .places = {}, .cells = {}, .tried = false});
     ++pending_;
   }
   if (entries_.empty()) return;
@@ -107,7 +107,7 @@ std::optional<scene::Scene> ModelLoader::load(std::uint32_t mesh, AssetResolver&
   if (source->size() > kMaxModelBytes)
     return fail(fmt::format("{}: {} bytes, more than a model file may have ({})", path, source->size(), kMaxModelBytes));
   // Opened by the format its name says (open_model_scene), never by what its bytes sniff as.
-  auto model = open_(*source, assets, texture_base_of(e.files.front()));
+  auto model = open_(*source, assets, texture_base_of(e.files.front()), e.params);
   if (!model) return fail(model.error().describe());
   scene::Scene delta = scene::single_mesh(*model, e.mesh, e.name);
   const scene::Mesh& flat = delta.meshes.front();

@@ -30,7 +30,9 @@ struct ModelLoadStats {
 };
 
 // A model file opened to its scene, its textures looked for from `texture_base` among `assets`.
-using OpenModel = Result<scene::Scene> (*)(ByteSource& file, AssetResolver& assets, const std::string& texture_base);
+// `params`: the open choices the scene gives the file (scene::Mesh::file_params).
+using OpenModel = Result<scene::Scene> (*)(ByteSource& file, AssetResolver& assets, const std::string& texture_base,
+                                           const std::vector<std::pair<std::string, std::string>>& params);
 
 class ModelLoader {
  public:
@@ -69,6 +71,7 @@ class ModelLoader {
     std::uint32_t mesh = 0;
     std::string name;
     std::vector<std::string> files;
+    std::vector<std::pair<std::string, std::string>> params;
     std::vector<glm::dvec3> places;     // middles of the sections holding its instances
     std::unordered_set<std::int64_t> cells;  // those sections, by grid cell
     bool tried = false;

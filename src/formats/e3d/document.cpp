@@ -58,7 +58,16 @@ void ModelDocument::load_textures(AssetResolver& assets, std::string_view base, 
     if (s.texture < 0) skins = true;
     if (s.texture > 0 && m_.material_of(s) != "colored") load(look_name(s), base, m_.material_of(s));
   }
-  if (!skins || placed_) return;  // a scenery gives each instance its skins
+  if (!skins) return;
+  if (placed_) {
+    // A scenery's model takes no skins of its own; a vehicle's takes the set its scenery entry
+    // names ("<skin>,<n>" from the vehicle's folder, as material_data::assign looks them up).
+    if (skin_set.empty() || iequals(skin_set, "none")) return;
+    for (const Submodel& s : m_.submodels)
+      if (s.texture < 0 && s.texture >= -4) load(look_name(s), base, fmt::format("{},{}", skin_set, -s.texture));
+    skin_set_ = std::string(skin_set);
+    return;
+  }
   // Skin sets: "<set>,<n>" files (a .mat or an image) anywhere among the files, by folder and set.
   std::map<std::string, std::string> sets;  // set path (folder/set) -> folder
   for (const std::string& path : assets.listing()) {

@@ -60,8 +60,8 @@ namespace {
 // fields come from its section's models expanded once, the other records from the module.
 class Eu7bPieces final : public scene::Pieces {
  public:
-  explicit Eu7bPieces(const Module& module)
-      : module_(module), builder_(module), browser_(module, RecordBrowser::Live{}), cursor_(module, prefix_, problems_) {}
+  Eu7bPieces(const Module& module, const Vehicles* vehicles)
+      : module_(module), builder_(module, vehicles), browser_(module, RecordBrowser::Live{}), cursor_(module, prefix_, problems_) {}
 
   Result<scene::Scene> base() override { return builder_.build(false); }
   std::vector<std::pair<glm::dvec3, glm::dvec3>> later_bounds() const override {
@@ -175,7 +175,12 @@ class Eu7bDocument final : public Document {
     return j;
   }
   std::vector<ListInfo> lists() const override {
-    if (!pending()) return browser().lists();
+    if (!pending()) {
+      std::vector<ListInfo> out = browser().lists();
+      for (ListInfo& l : out)
+        if (l.id == "dynamics") l.groups = trainset_groups(module());
+      return out;
+    }
     std::vector<ListInfo> out = RecordBrowser(stored(), RecordBrowser::Live{}).lists();
     if (const std::uint64_t n = pack_model_count(stored()); n > 0) out.insert(out.begin(), ListInfo{"pack_models", "PACK models", n});
     return out;
@@ -186,11 +191,28 @@ class Eu7bDocument final : public Document {
   ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
     return browser().search(list, query, limit);
   }
-  ojson record(std::string_view list, std::uint64_t index) const override { return browser().record(list, index); }
-  Result<scene::Scene> scene() const override { return to_scene(module()); }
+  ojson rows_in_group(std::string_view list, std::uint64_t group, std::uint64_t first, std::uint64_t count) const override {
+    auto out = ojson::array();
+    if (list != "dynamics") return out;
+    const auto members = trainset_members(module(), group);
+    for (std::uint64_t k = first; k < members.size() && k < first + count; ++k)
+      for (auto& row : rows(list, members[static_cast<std::size_t>(k)], 1)) out.push_back(std::move(row));
+    return out;
+  }
+  ojson record(std::string_view list, std::uint64_t index) const override {
+    ojson r = browser().record(list, index);
+    if (list == "dynamics" && r.is_object()) {
+      const ojson more = vehicle_record(module(), vehicles_, index);
+      for (auto it = more.begin(); it != more.end(); ++it) r[it.key()] = *it;
+    }
+    return r;
+  }
+  Result<scene::Scene> scene() const override { return to_scene(module(), &vehicles_); }
+  // Its vehicles' sizes and files, read while the opener's files were at hand.
+  void set_vehicles(Vehicles vehicles) { vehicles_ = std::move(vehicles); }
   // A module opened decoded has its sections at hand; one opened for a conversion keeps PACK
   // encoded and they are decoded one at a time.
-  std::unique_ptr<scene::Pieces> scene_pieces() const override { return std::make_unique<Eu7bPieces>(stored()); }
+  std::unique_ptr<scene::Pieces> scene_pieces() const override { return std::make_unique<Eu7bPieces>(stored(), &vehicles_); }
   std::vector<Warning> warnings() const override {
     if (!pending()) return as_warnings(module().problems);
     std::vector<Problem> all = stored().problems;
@@ -247,6 +269,7 @@ class Eu7bDocument final : public Document {
   std::string name_;
   std::vector<std::string> missing_;
   unsigned threads_;
+  Vehicles vehicles_;
 };
 
 // docs/eu7b-json.md: the document starts with {"format": "eu7b", ...}.
@@ -278,11 +301,14 @@ Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& op
                                            .threads = options.threads});
   if (!module) return module.error();
   std::vector<std::string> missing;
+  Vehicles vehicles = read_vehicles(*module, options.assets);
   if (options.assets) {
     for (const std::string& file : header_model_files(*module, true)) options.assets->exists_any(model_candidates(file), file);
     missing = options.assets->missing();
   }
-  return std::unique_ptr<Document>(new Eu7bDocument(std::move(module).value(), source.name(), std::move(missing), options.threads));
+  auto doc = std::make_unique<Eu7bDocument>(std::move(module).value(), source.name(), std::move(missing), options.threads);
+  doc->set_vehicles(std::move(vehicles));
+  return std::unique_ptr<Document>(std::move(doc));
 }
 
 std::unique_ptr<stream::RemoteDocument> open_remote(std::uint64_t size, std::string name) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <glm/gtc/constants.hpp>
+#include <fmt/format.h>
 #include <glm/gtc/quaternion.hpp>
 
 #include "formats/eu7b/format.hpp"
@@ -42,7 +43,9 @@ int bounded_count(double v, int lo, int hi) {
 
 struct SceneBuilder::Builder {
   const Module& m;
+  const Vehicles* vehicles = nullptr;
   scene::Scene s;
+  std::map<std::string, std::int32_t> curve_of_track;  // a rail track's name -> its first curve
   std::unordered_map<std::uint64_t, std::uint32_t> mesh_of;  // file sid -> mesh id (global)
   std::unordered_map<std::uint32_t, float> mesh_size;        // proxy mesh id -> its box's size
   std::uint32_t mesh_total = 0, object_total = 0;             // across everything built so far
@@ -159,6 +162,7 @@ struct SceneBuilder::Builder {
       const double turn = std::acos(std::clamp(glm::dot(scene::bezier_direction(p, 0), scene::bezier_direction(p, 1)), -1.0, 1.0));
       const int n = bounded_count(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0))), 1, 500);
       if (rail) {
+        curve_of_track.emplace(std::string(text(m, t.node.name)), static_cast<std::int32_t>(s.tracks.size()));
         scene::TrackCurve curve;
         std::copy(p, p + 4, curve.p);
         curve.roll[0] = path.roll1;
@@ -248,18 +252,57 @@ struct SceneBuilder::Builder {
     }
   }
 
+  // Each DYNM record where its trainset puts it, a box of its size until its .mmd's models load.
+  void vehicles_on_tracks(std::uint32_t kind) {
+    Vehicles fallback;
+    const Vehicles* v = vehicles;
+    if (!v) v = &(fallback = read_vehicles(m, nullptr));
+    if (v->looks.empty()) return;
+    const auto poses = place_vehicles(m, *v, s.tracks, curve_of_track);
+    std::map<std::string, std::uint32_t> mesh_of_look;  // folder/type, skin, size -> proxy
+    for (std::size_t i = 0; i < poses.size() && i < v->looks.size(); ++i) {
+      if (!poses[i].placed) continue;
+      const VehicleLook& look = v->looks[i];
+      const std::string key = fmt::format("{}{}\n{}\n{}x{}x{}", look.folder, look.type, look.skin, look.length, look.width, look.height);
+      auto it = mesh_of_look.find(key);
+      if (it == mesh_of_look.end()) {
+        scene::Material paint;
+        paint.name = look.type;
+        paint.color = scene::color_for_name(look.type);
+        const float l = static_cast<float>(look.length) / 2, w = static_cast<float>(look.width) / 2, h = static_cast<float>(look.height);
+        scene::Mesh box = scene::box_mesh(fmt::format("{}{} ({})", look.folder, look.type, look.skin), {-w, 0, -l}, {w, h, l}, s.add_material(paint));
+        box.proxy = true;
+        if (!look.mmd.empty()) {
+          box.files = {look.mmd};
+          box.file_params = {{"skin-set", look.skin}};
+        }
+        s.meshes.push_back(std::move(box));
+        it = mesh_of_look.emplace(key, mesh_total++).first;
+        mesh_size.emplace(it->second, static_cast<float>(look.length));
+      }
+      const VehiclePose& pose = poses[i];
+      scene::Section& sec = s.section_at(pose.position);
+      scene::Instance inst;
+      inst.offset = glm::vec3(pose.position - sec.origin);
+      inst.rotation = glm::quat(pose.rotation);
+      inst.mesh = it->second;
+      inst.object = s.object_base + s.add_object(kind, i, pose.position + glm::dvec3(0, look.height / 2, 0), static_cast<float>(look.length / 2));
+      sec.instances.push_back(inst);
+    }
+  }
+
   static std::uint32_t lit_color(std::uint8_t has_lighting, const Lighting& l, std::uint32_t fallback) {
     return has_lighting ? rgba(l.diffuse[0], l.diffuse[1], l.diffuse[2]) : fallback;
   }
 };
 
-SceneBuilder::SceneBuilder(const Module& module) : b_(std::make_unique<Builder>(Builder{module, {}, {}, {}})) {}
+SceneBuilder::SceneBuilder(const Module& module, const Vehicles* vehicles) : b_(std::make_unique<Builder>(Builder{module, vehicles, {}, {}, {}, {}})) {}
 SceneBuilder::~SceneBuilder() = default;
 
 namespace {
 void add_kinds(scene::Scene& s) {
   for (const char* k : {"tracks", "traction", "shapes", "terrain", "lines", "models", "pack_models", "launchers",
-                        "sounds", "power"})
+                        "sounds", "power", "dynamics"})
     s.add_kind(k);
 }
 }  // namespace
@@ -362,6 +405,7 @@ scene::Scene SceneBuilder::build(bool with_pack) {
         break;
       }
     }
+  b.vehicles_on_tracks(b.s.add_kind("dynamics"));
   b.s.finish();
   b.object_total = static_cast<std::uint32_t>(b.s.objects.size());
   return std::move(b.s);
@@ -398,7 +442,7 @@ scene::Scene SceneBuilder::pack_section(const PackSection& section, std::uint64_
   return std::move(b.s);
 }
 
-Result<scene::Scene> to_scene(const Module& m) { return SceneBuilder(m).build(true); }
+Result<scene::Scene> to_scene(const Module& m, const Vehicles* vehicles) { return SceneBuilder(m, vehicles).build(true); }
 
 std::uint32_t strings_needed(const PackSection& section, const PrototypeList* prototypes) {
   std::uint32_t reach = 0;

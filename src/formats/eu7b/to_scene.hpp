@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
+#include "formats/eu7b/vehicles.hpp"
 #include "formats/maszyna/section_grid.hpp"
 #include "scene/scene.hpp"
 
@@ -15,8 +16,9 @@ namespace sceneria::eu7b {
 using maszyna::kSectionGrid;
 
 // Object kinds and indices match RecordBrowser's lists, so a picked object's record can be asked
-// for by (kind, index).
-Result<scene::Scene> to_scene(const Module& module);
+// for by (kind, index). Vehicles (DYNM) stand on their tracks as `vehicles` sizes them (nullptr:
+// stand-in boxes), each a proxy whose file is its .mmd.
+Result<scene::Scene> to_scene(const Module& module, const Vehicles* vehicles = nullptr);
 
 // The same, in steps for streaming: the module without its PACK models first, then one scene
 // delta per PACK section as it arrives (scene::merge_delta joins them), ids continuing throughout.
@@ -26,7 +28,8 @@ std::uint32_t strings_needed(const PackSection& section, const PrototypeList* pr
 
 class SceneBuilder {
  public:
-  explicit SceneBuilder(const Module& module);  // the module must outlive the builder
+  // The module (and `vehicles`, if given) must outlive the builder.
+  explicit SceneBuilder(const Module& module, const Vehicles* vehicles = nullptr);
   ~SceneBuilder();
   SceneBuilder(const SceneBuilder&) = delete;
   SceneBuilder& operator=(const SceneBuilder&) = delete;

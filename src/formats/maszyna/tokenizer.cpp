@@ -13,6 +13,7 @@ namespace sceneria::maszyna {
 TextTokenizer::TextTokenizer(std::span<const std::uint8_t> bytes, TokenizerOptions options)
     : bytes_(bytes), options_(options) {
   for (std::uint8_t c : {' ', '\t', '\r', '\n', ';'}) class_[c] = kDelimiter;
+  if (options_.lines) class_[static_cast<std::uint8_t>(' ')] = class_[static_cast<std::uint8_t>('\t')] = class_[static_cast<std::uint8_t>(';')] = kOrdinary;
   if (options_.legacy_comma) class_[static_cast<std::uint8_t>(',')] = kDelimiter;
   class_[static_cast<std::uint8_t>('"')] = class_[static_cast<std::uint8_t>('/')] = kSpecial;
   if (options_.writer) return;  // its own reading (writer_next)
@@ -326,6 +327,28 @@ std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string substitute(std::string_view s, const std::vector<std::string>& params) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s.compare(i, 2, "(p") == 0) {
+      const std::size_t close = s.find(')', i + 2);
+      if (close == std::string_view::npos) {  // substitution ends for this token
+        out.append(s.substr(i));
+        break;
+      }
+      const std::string_view digits = s.substr(i + 2, close - i - 2);
+      std::size_t n = 0;
+      bool ok = !digits.empty() && digits.size() < 6;
+      for (char c : digits) ok = ok && c >= '0' && c <= '9', n = n * 10 + static_cast<std::size_t>(c - '0');
+      out += ok && n >= 1 && n <= params.size() ? params[n - 1] : "none";
+      i = close + 1;
+      continue;
+    }
+    out.push_back(s[i++]);
+  }
   return out;
 }
 

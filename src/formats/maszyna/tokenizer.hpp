@@ -24,6 +24,9 @@ struct TokenizerOptions {
   // token (`\` escapes) that ends at the line's end at the latest, and ends a word it meets;
   // `[` with a later `]` on its piece is one token up to it; no BOM is stripped.
   bool writer = false;
+  // Whole lines as tokens (the engine's cParser with the break set "\n\r", as a .fiz is read):
+  // only CR and LF separate; comments, quotes and the BOM as in the default mode.
+  bool lines = false;
 };
 
 // One token as the text gives it. `text` stays valid until the next call to next() (most tokens
@@ -91,6 +94,10 @@ bool parse_writer_number(std::string_view token, double& value);
 // The engine's leading-number conversion for a field read as a number from any token
 // (`0,0,(p7)` → 0, `12abc` → 12, `abc` → 0).
 double leading_number(std::string_view token);
+
+// `(pN)` anywhere in a token → include parameter N (1-based); missing or bad → `none` (notes
+// B2): what the engine's parser does to every token of an included file.
+std::string substitute(std::string_view token, const std::vector<std::string>& params);
 
 // ASCII lower case (bytes ≥ 0x80 unchanged, as the engine's ToLower).
 std::string lower(std::string_view text);

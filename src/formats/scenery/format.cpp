@@ -113,10 +113,20 @@ class SceneryDocument final : public Document {
           for (std::size_t f = 0; f < per_file.size(); ++f)
             if (per_file[f]) l.groups.push_back({f, in().files[f], per_file[f]});
         }
+    // Vehicles by trainset, whatever file they came from: the outliner's trainset -> vehicles.
+    for (ListInfo& l : out)
+      if (l.id == "dynamics") l.groups = eu7b::trainset_groups(in().module);
     return out;
   }
 
   ojson rows_in_group(std::string_view list, std::uint64_t group, std::uint64_t first, std::uint64_t count) const override {
+    if (list == "dynamics") {
+      auto out = ojson::array();
+      const auto members = eu7b::trainset_members(in().module, group);
+      for (std::uint64_t k = first; k < members.size() && k < first + count; ++k)
+        for (auto& row : rows(list, members[static_cast<std::size_t>(k)], 1)) out.push_back(std::move(row));
+      return out;
+    }
     auto it = in().where.find(std::string(list));
     if (it == in().where.end()) return ojson::array();
     const std::string key = fmt::format("{}\n{}", list, group);
@@ -158,13 +168,17 @@ class SceneryDocument final : public Document {
     }
     ojson r = browser()->record(list, index);
     if (r.is_null()) return r;
+    if (list == "dynamics") {
+      const ojson more = eu7b::vehicle_record(in().module, vehicles_, index);
+      for (auto it = more.begin(); it != more.end(); ++it) r[it.key()] = *it;
+    }
     // Where the record came from: file and line (text) or the entry's offset (twin).
     if (auto it = in().where.find(std::string(list)); it != in().where.end() && index < it->second.size()) r["source"] = source(it->second[index]);
     return r;
   }
 
   Result<scene::Scene> scene() const override {
-    auto s = eu7b::to_scene(in().module);
+    auto s = eu7b::to_scene(in().module, &vehicles_);
     if (s) given_ = {static_cast<std::uint32_t>(s->meshes.size()), static_cast<std::uint32_t>(s->objects.size())};
     return s;
   }
@@ -237,6 +251,11 @@ class SceneryDocument final : public Document {
       // before the visuals, so they are read now.
       if (in_.visual_nodes_left && !draws_infrastructure()) read_visuals();
       browser_ = std::make_unique<eu7b::RecordBrowser>(in_.module, eu7b::RecordBrowser::Live{});
+      vehicles_ = eu7b::read_vehicles(in_.module, later_.assets);
+      if (later_.assets)  // a vehicle's files not found join the includes not found
+        for (const eu7b::VehicleLook& look : vehicles_.looks)
+          for (const std::string& m : look.missing)
+            if (std::find(in_.missing.begin(), in_.missing.end(), m) == in_.missing.end()) in_.missing.push_back(m);
       later_.assets = nullptr;  // the opener's, which need not outlive the document once it is read
       read_ = true;
     });
@@ -283,7 +302,8 @@ class SceneryDocument final : public Document {
   mutable std::once_flag once_;
   mutable bool read_ = false;
   mutable Interpreted in_;
-  mutable std::unique_ptr<eu7b::RecordBrowser> browser_;  // made again when the visual pass adds records
+  mutable std::unique_ptr<eu7b::RecordBrowser> browser_;
+  mutable eu7b::Vehicles vehicles_;  // read with the file, while the opener's files are at hand  // made again when the visual pass adds records
   mutable std::optional<std::pair<std::uint32_t, std::uint32_t>> given_;  // meshes, objects of the last scene()
   std::optional<scene::DeltaQueue> queue_;
   mutable std::map<std::string, std::vector<std::uint64_t>> groups_;

@@ -77,28 +77,7 @@ struct Fields {
   std::string text() { return i < b.size() ? b[i++].spelled() : std::string(); }
 };
 
-// `(pN)` anywhere in a token → parameter N (1-based); missing or bad → `none` (notes B2).
-inline std::string substitute(std::string_view s, const std::vector<std::string>& params) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    if (s.compare(i, 2, "(p") == 0) {
-      const std::size_t close = s.find(')', i + 2);
-      if (close == std::string_view::npos) {  // substitution ends for this token
-        out.append(s.substr(i));
-        break;
-      }
-      const std::string_view digits = s.substr(i + 2, close - i - 2);
-      std::size_t n = 0;
-      bool ok = !digits.empty() && digits.size() < 6;
-      for (char c : digits) ok = ok && c >= '0' && c <= '9', n = n * 10 + static_cast<std::size_t>(c - '0');
-      out += ok && n >= 1 && n <= params.size() ? params[n - 1] : "none";
-      i = close + 1;
-      continue;
-    }
-    out.push_back(s[i++]);
-  }
-  return out;
-}
+using maszyna::substitute;
 
 inline const std::vector<std::string_view> kTrackTypes = {"", "normal", "switch", "table", "cross", "tributary"};
 inline const std::vector<std::string_view> kEnvironments = {"", "flat", "mountains", "canyon", "tunnel", "bridge", "bank"};

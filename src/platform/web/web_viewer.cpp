@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "scene/serialize.hpp"
+#include "scene/track_walk.hpp"
 
 namespace sceneria {
 
@@ -193,9 +194,20 @@ void WebViewer::go_to(std::uint32_t object) {
 }
 
 bool WebViewer::drive_from(std::uint32_t object) {
-  if (!scene_) return false;
+  if (!scene_ || object >= scene_->objects.size()) return false;
   for (std::size_t c = 0; c < scene_->tracks.size(); ++c)
     if (scene_->tracks[c].object == object) return rig_.drive(*scene_, static_cast<int>(c));
+  // Something standing on a track (a vehicle): from its front, the way it faces.
+  for (const scene::Section& sec : scene_->sections)
+    for (const scene::Instance& i : sec.instances) {
+      if (i.object != object) continue;
+      const glm::dvec3 ahead = glm::dvec3(i.rotation * glm::vec3(0, 0, 1));
+      const double reach = i.mesh < scene_->meshes.size() ? static_cast<double>(scene_->meshes[i.mesh].bounds_max.z * i.scale.z) : 0.0;
+      const glm::dvec3 front = sec.origin + glm::dvec3(i.offset) + ahead * reach;  // its model's front face
+      const scene::TrackPlace at = scene::nearest_on_tracks(scene_->tracks, front, 6.0);
+      if (at.curve < 0) return false;
+      return rig_.drive(*scene_, at.curve, at.t, glm::dot(at.forward, ahead) < 0 ? -1 : 1);
+    }
   return false;
 }
 

@@ -128,6 +128,11 @@ test('a trainset on a curved track stands on it, in order, spaced by its vehicle
   expect(r.differ).toBeGreaterThan(3 * 20 * 3 * r.perMetre * r.perMetre * 0.5);
   expect(r.off, `vehicle pixels off the path (farthest ${r.farthest.toFixed(2)} m)`).toBe(0);
   expect(r.colours.map(dominant)).toEqual(['red', 'green', 'blue']);
+  // The outliner: the trainset, its vehicles in its order.
+  await page.selectOption('#record-kind', 'dynamics');
+  await expect(page.locator('#record-group option')).toHaveText(['All vehicles (3)', 'trainset pociag on luk (3)']);
+  await page.selectOption('#record-group', { label: 'trainset pociag on luk (3)' });
+  await expect(page.locator('#records [data-record] .name')).toHaveText(['R', 'G', 'B']);
   // Its record, its trainset and its size from its .fiz, as a click shows them.
   const record = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'dynamics', 1));
   expect(record.trainset).toMatchObject({ name: 'pociag', position: 2, of: 3, vehicles: ['R', 'G', 'B'] });

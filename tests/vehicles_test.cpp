@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "formats/catalog.hpp"
+#include "registry/registry.hpp"
 #include "formats/eu7b/vehicles.hpp"
 #include "formats/fiz/fiz.hpp"
 #include "formats/mmd/mmd.hpp"
@@ -495,6 +496,30 @@ TEST(Vehicles, TheirModelsReplaceTheirBoxesWithTheSkinTheirRecordNames) {
   }
   EXPECT_TRUE(loader.failed().empty());
   EXPECT_EQ(colours, (std::map<std::uint16_t, int>{{0x001F, 1}, {0xF800, 1}}));  // "red.dds" names the set "red"
+}
+
+TEST(Vehicles, ExportsCarryThemAsNodes) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto bytes = test::read_file(vehicles_dir() / "consist.scn");
+  MemorySource source(bytes, "scenery/consist.scn");
+  MemoryAssets assets = consist_folder();
+  auto doc = open_document(source, {.assets = &assets});
+  ASSERT_TRUE(doc.ok());
+  const Writer* gltf = find_format((*doc)->format_id())->writer_for("gltf");
+  ASSERT_NE(gltf, nullptr);
+  auto out = gltf->write(**doc, {});
+  ASSERT_TRUE(out.ok()) << out.error().describe();
+  const auto j = nlohmann::json::parse(out->begin(), out->end());
+  std::vector<std::pair<std::string, double>> vehicles;  // name, z
+  for (const auto& node : j["nodes"])
+    if (node.contains("extras") && node["extras"].value("kind", "") == "dynamics")
+      vehicles.emplace_back(node["extras"]["fields"]["node"]["name"].get<std::string>(), node["translation"][2].get<double>());
+  ASSERT_EQ(vehicles.size(), 3u);
+  EXPECT_EQ(vehicles[0].first, "EU160-011");
+  EXPECT_EQ(vehicles[2].first, "EU160-025");
+  // Spaced as they stand: a length plus the next one's own offset apart (the export re-centres).
+  EXPECT_NEAR(vehicles[0].second - vehicles[1].second, 19.9 + 0.35, 1e-3);
+  EXPECT_NEAR(vehicles[1].second - vehicles[2].second, 19.9 + 1.2 - 0.35, 1e-3);
 }
 
 }  // namespace

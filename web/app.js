@@ -230,10 +230,11 @@ async function selectListRow(position) {
 
 function showKind(id) {
   const kind = kinds.find((k) => k.id === id);
-  // The outliner's file groups (a scenery read with its includes): all files, or one of them.
+  // The outliner's groups (a scenery's records by the file they came from, its vehicles by
+  // trainset): all of them, or one.
   const groups = kind?.groups || [];
-  $('record-group').hidden = groups.length < 2;
-  $('record-group').replaceChildren(...[{ id: '', label: 'All files', count: kind?.count || 0 }, ...groups].map((g) => {
+  $('record-group').hidden = groups.length === 0;
+  $('record-group').replaceChildren(...[{ id: '', label: kind?.allGroups || 'All', count: kind?.count || 0 }, ...groups].map((g) => {
     const option = document.createElement('option');
     option.value = String(g.id);
     option.textContent = `${g.label} (${number.format(g.count)})`;

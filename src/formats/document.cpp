@@ -32,6 +32,7 @@ nlohmann::ordered_json lists_json(const Document& document) {
       auto groups = nlohmann::ordered_json::array();
       for (const ListGroup& g : l.groups) groups.push_back({{"id", g.id}, {"label", display_text(g.label)}, {"count", g.count}});
       out.back()["groups"] = std::move(groups);
+      out.back()["allGroups"] = l.all_groups;
     }
   }
   return out;

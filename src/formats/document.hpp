@@ -35,7 +35,10 @@ struct ListInfo {
   // False for a list whose items come and go (a streamed file's parts as they load): its records
   // are reached from the view, not browsed as rows.
   bool browsable = true;
-  std::vector<ListGroup> groups = {};  // the records by the file they came from (rows_in_group)
+  // The records in groups (rows_in_group): by the file they came from, or another way the
+  // format has (a scenery's vehicles by trainset); `all_groups` names the choice of all of them.
+  std::vector<ListGroup> groups = {};
+  std::string all_groups = "All files";
 };
 
 // A choice a format offers when a file is opened (a model's skin set, a B3D module's LOD group).

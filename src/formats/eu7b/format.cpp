@@ -178,7 +178,7 @@ class Eu7bDocument final : public Document {
     if (!pending()) {
       std::vector<ListInfo> out = browser().lists();
       for (ListInfo& l : out)
-        if (l.id == "dynamics") l.groups = trainset_groups(module());
+        if (l.id == "dynamics") l.groups = trainset_groups(module()), l.all_groups = "All vehicles";
       return out;
     }
     std::vector<ListInfo> out = RecordBrowser(stored(), RecordBrowser::Live{}).lists();

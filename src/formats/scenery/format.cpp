@@ -115,7 +115,7 @@ class SceneryDocument final : public Document {
         }
     // Vehicles by trainset, whatever file they came from: the outliner's trainset -> vehicles.
     for (ListInfo& l : out)
-      if (l.id == "dynamics") l.groups = eu7b::trainset_groups(in().module);
+      if (l.id == "dynamics") l.groups = eu7b::trainset_groups(in().module), l.all_groups = "All vehicles";
     return out;
   }
 

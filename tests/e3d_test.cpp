@@ -18,6 +18,7 @@
 #include "formats/e3d/e3d.hpp"
 #include "formats/textures.hpp"
 #include "registry/registry.hpp"
+#include "fixtures.hpp"
 #include "sample_files.hpp"
 
 namespace sceneria::e3d {
@@ -284,17 +285,6 @@ TEST(E3d, ALinkCycleIsRefused) {
 namespace sceneria::e3d {
 namespace {
 
-// A DDS of one DXT1 block, both endpoints `rgb565`: a solid 4x4 texture.
-std::vector<std::uint8_t> solid_dds(std::uint16_t rgb565) {
-  std::vector<std::uint8_t> b(136, 0);
-  const auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(b.data() + at, &v, 4); };
-  std::memcpy(b.data(), "DDS ", 4);
-  put(4, 124), put(8, 0x1007), put(12, 4), put(16, 4), put(76, 32), put(80, 4), put(108, 0x1000);
-  std::memcpy(b.data() + 84, "DXT1", 4);
-  std::memcpy(b.data() + 128, &rgb565, 2), std::memcpy(b.data() + 130, &rgb565, 2);
-  return b;
-}
-
 TEST(E3d, TexturesAndSkinsAreFoundAsTheEngineFindsThem) {
   SCENERIA_REQUIRE_SAMPLES();
   const auto dir = test::samples_dir() / "maszyna/models";
@@ -302,8 +292,8 @@ TEST(E3d, TexturesAndSkinsAreFoundAsTheEngineFindsThem) {
   MemoryAssets assets;
   assets.add("Vehicle/Kratka.DDS", test::read_file(dir / "kratka.dds"));  // named by the file name alone, any case
   assets.add("Vehicle/blue,1.mat", {'t', 'e', 'x', 't', 'u', 'r', 'e', '1', ':', ' ', 's', 'k', 'i', 'n', 's', '/', 'b', 'l', 'u', 'e'});
-  assets.add("Vehicle/skins/blue.dds", solid_dds(0x001F));
-  assets.add("Vehicle/red,1.dds", solid_dds(0xF800));
+  assets.add("Vehicle/skins/blue.dds", test::solid_dds(0x001F));
+  assets.add("Vehicle/red,1.dds", test::solid_dds(0xF800));
   MemorySource source(model, "Vehicle/e6acta_detale_dual_power.e3d");
   for (const auto& [set, want] : {std::pair<std::string, std::uint32_t>{"", 0x001F}, {"red", 0xF800}}) {
     SCOPED_TRACE(set);

@@ -16,6 +16,7 @@
 #include "formats/mmd/mmd.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
+#include "fixtures.hpp"
 #include "sample_files.hpp"
 #include "scene/track_walk.hpp"
 #include "stream/model_loader.hpp"
@@ -204,25 +205,14 @@ std::string skin_quad() {
          "NumVerts: 6\n1\n-1 0 -1 0 0\n1 0 -1 1 0\n1 0 1 1 1\n1\n-1 0 -1 0 0\n1 0 1 1 1\n-1 0 1 0 1\n";
 }
 
-// A DDS of one DXT1 block, both endpoints `rgb565`: a solid 4x4 texture.
-std::vector<std::uint8_t> solid_dds(std::uint16_t rgb565) {
-  std::vector<std::uint8_t> b(136, 0);
-  const auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(b.data() + at, &v, 4); };
-  std::memcpy(b.data(), "DDS ", 4);
-  put(4, 124), put(8, 0x1007), put(12, 4), put(16, 4), put(76, 32), put(80, 4), put(108, 0x1000);
-  std::memcpy(b.data() + 84, "DXT1", 4);
-  std::memcpy(b.data() + 128, &rgb565, 2), std::memcpy(b.data() + 130, &rgb565, 2);
-  return b;
-}
-
 TEST(Mmd, AVehicleFolderOpensAssembled) {
   MemoryAssets assets;
   const auto mmd_text = bytes_of("models: body.t3d#\nlowpolyinterior: inside.t3d\nendmodels\nlocations:\n bogies: -4 4 end\nendlocations\n");
   assets.add("pkp/test/test.mmd", mmd_text);
   assets.add("pkp/test/test.fiz", bytes_of("Dimensions: L=15 W=3 H=4\nWheels: Ad=2 Bd=9\n"));
   assets.add("pkp/test/body.t3d", bytes_of(skin_quad()));
-  assets.add("pkp/test/red,1.dds", solid_dds(0xF800));
-  assets.add("pkp/test/blue,1.dds", solid_dds(0x001F));
+  assets.add("pkp/test/red,1.dds", test::solid_dds(0xF800));
+  assets.add("pkp/test/blue,1.dds", test::solid_dds(0x001F));
   MemorySource source(mmd_text, "pkp/test/test.mmd");
   for (const auto& [set, want] : {std::pair<std::string, std::uint16_t>{"", 0x001F}, {"red", 0xF800}}) {
     SCOPED_TRACE(set);
@@ -467,8 +457,8 @@ TEST(Vehicles, TheirModelsReplaceTheirBoxesWithTheSkinTheirRecordNames) {
   assets.add("dynamic/pkp/t/body.mmd", bytes_of("models: body.t3d# endmodels"));
   assets.add("dynamic/pkp/t/body.fiz", bytes_of("Dimensions: L=2 W=2 H=1\n"));
   assets.add("dynamic/pkp/t/body.t3d", bytes_of(skin_quad()));
-  assets.add("dynamic/pkp/t/red,1.dds", solid_dds(0xF800));
-  assets.add("dynamic/pkp/t/blue,1.dds", solid_dds(0x001F));
+  assets.add("dynamic/pkp/t/red,1.dds", test::solid_dds(0xF800));
+  assets.add("dynamic/pkp/t/blue,1.dds", test::solid_dds(0x001F));
   const auto bytes = bytes_of(scn);
   MemorySource source(bytes, "scenery/s.scn");
   auto doc = open_document(source, {.assets = &assets});

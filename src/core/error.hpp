@@ -52,6 +52,12 @@ struct Warning {
   std::uint32_t line = 0, column = 0;
   std::string message;
 };
+// A warning about the file as a whole (no place in it).
+inline Warning note(std::string message) {
+  Warning w;
+  w.message = std::move(message);
+  return w;
+}
 
 template <class T>
 class [[nodiscard]] Result {

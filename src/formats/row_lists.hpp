@@ -1,6 +1,7 @@
 #pragma once
 // Document::rows and Document::search for a document whose lists are rows by index
-// ({"i", "name", "detail", ...}), given a list's size and its row maker.
+// ({"i", "name", "detail", ...}), given a list's size and its row maker; or, for a document,
+// inherited (RowsByIndex).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "formats/document.hpp"
 
 namespace sceneria {
 
@@ -29,5 +31,20 @@ nlohmann::ordered_json search_rows(std::uint64_t size, std::string_view query, s
   }
   return out;
 }
+
+// A document whose every list is rows by index: rows and search from its list_size and row.
+class RowsByIndex : public Document {
+ public:
+  nlohmann::ordered_json rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
+    return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
+  }
+  nlohmann::ordered_json search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
+    return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
+  }
+
+ protected:
+  virtual std::uint64_t list_size(std::string_view list) const = 0;  // 0 for a list it has not
+  virtual nlohmann::ordered_json row(std::string_view list, std::uint64_t i) const = 0;  // i < list_size(list)
+};
 
 }  // namespace sceneria

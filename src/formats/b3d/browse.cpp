@@ -283,13 +283,6 @@ ojson B3dDocument::row(std::string_view list, std::uint64_t i) const {
   return nullptr;
 }
 
-ojson B3dDocument::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
-  return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
-}
-
-ojson B3dDocument::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
-  return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
-}
 
 ojson B3dDocument::record(std::string_view list, std::uint64_t index) const {
   if (index >= list_size(list)) return nullptr;

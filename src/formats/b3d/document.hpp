@@ -18,6 +18,7 @@
 #include "formats/b3d/b3d.hpp"
 #include "formats/b3d/res.hpp"
 #include "formats/format.hpp"
+#include "formats/row_lists.hpp"
 
 namespace sceneria::b3d {
 
@@ -54,7 +55,7 @@ struct ViewOptions {
 // A module's open choices: the group its LOD and switch containers draw, and its hidden blocks.
 const std::vector<Choice>& module_choices();
 
-class B3dDocument final : public Document {
+class B3dDocument final : public RowsByIndex {
  public:
   using ojson = nlohmann::ordered_json;
   B3dDocument(File file, std::uint64_t size, std::string name, std::vector<Resources> resources, ViewOptions view, std::vector<std::string> missing,
@@ -65,8 +66,6 @@ class B3dDocument final : public Document {
   std::string headline() const override;
   ojson summary(std::size_t) const override;
   std::vector<ListInfo> lists() const override;
-  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override;
-  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   ojson record(std::string_view list, std::uint64_t index) const override;
   Result<scene::Scene> scene() const override;
   std::vector<Warning> warnings() const override;
@@ -83,8 +82,8 @@ class B3dDocument final : public Document {
   const std::vector<LinkedModule>& linked() const { return linked_; }
 
  private:
-  ojson row(std::string_view list, std::uint64_t i) const;
-  std::uint64_t list_size(std::string_view list) const;
+  ojson row(std::string_view list, std::uint64_t i) const override;
+  std::uint64_t list_size(std::string_view list) const override;
   File f_;
   std::uint64_t size_;
   std::string name_;

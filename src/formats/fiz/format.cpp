@@ -4,7 +4,7 @@
 
 #include "core/text.hpp"
 #include "formats/fiz/fiz.hpp"
-#include "formats/open_file.hpp"
+#include "formats/maszyna/definition_file.hpp"
 #include "formats/row_lists.hpp"
 #include "formats/textures.hpp"
 #include "formats/typed_writer.hpp"
@@ -15,18 +15,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-Warning note(std::string message) {
-  Warning w;
-  w.message = std::move(message);
-  return w;
-}
-
-// Far past any real .fiz (a few KB); a bigger file is refused before it is read.
-constexpr std::uint64_t kMaxBytes = 16u << 20;
-
 // A vehicle's physics file: its lines (what is written back), what the engine reads of them with
 // includes followed (the records), and the box its dimensions make.
-class FizDocument final : public Document {
+class FizDocument final : public RowsByIndex {
  public:
   FizDocument(File file, std::uint64_t size, const IncludeLoader& load) : file_(std::move(file)), size_(size) {
     const auto bytes = write_file(file_);
@@ -74,12 +65,6 @@ class FizDocument final : public Document {
     if (!sections_.empty()) out.push_back({"sections", "Sections", sections_.size()});
     if (!fiz_.entries.empty()) out.push_back({"entries", "Lines the engine reads", fiz_.entries.size()});
     return out;
-  }
-  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
-    return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
-  }
-  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
-    return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
   }
   ojson record(std::string_view list, std::uint64_t index) const override {
     const Entry* e = entry(list, index);
@@ -196,14 +181,14 @@ class FizDocument final : public Document {
     if (!dims_.length) return "";
     return fmt::format(", {:g} x {:g} x {:g} m", *dims_.length, dims_.width.value_or(0), dims_.height.value_or(0));
   }
-  std::uint64_t list_size(std::string_view list) const {
+  std::uint64_t list_size(std::string_view list) const override {
     return list == "sections" ? sections_.size() : list == "entries" ? fiz_.entries.size() : 0;
   }
   const Entry* entry(std::string_view list, std::uint64_t i) const {
     if (i >= list_size(list)) return nullptr;
     return &fiz_.entries[list == "sections" ? sections_[static_cast<std::size_t>(i)] : static_cast<std::size_t>(i)];
   }
-  ojson row(std::string_view list, std::uint64_t i) const {
+  ojson row(std::string_view list, std::uint64_t i) const override {
     const Entry& e = *entry(list, i);
     std::string detail;
     if (e.kind == Entry::Kind::section) {
@@ -240,24 +225,14 @@ Result<File> read_json(std::span<const std::uint8_t> bytes) {
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
-  auto bytes = read_whole(source, ".fiz file", kMaxBytes * 4);
-  if (!bytes) return bytes.error();
-  const auto view = bytes->view;
-  const bool json = json_form_is(view.first(std::min<std::size_t>(view.size(), kProbeBytes)), source.name(), "fiz");
-  if (!json && view.size() > kMaxBytes) return Error{Errc::bad_count, 0, fmt::format("a {} byte .fiz is too big to be one", view.size())};
-  auto file = json ? read_json(view) : read_file(view);
+  auto opened = maszyna::open_definition(source, "fiz");
+  if (!opened) return opened.error();
+  auto file = opened->json ? read_json(opened->bytes.view) : read_file(opened->bytes.view);
   if (!file) return file.error();
   // Includes name files in the vehicle's folder (the engine's parser path), not the includer's.
   const std::string folder = folder_of(source.name());
   IncludeLoader load;
-  if (options.assets)
-    load = [&options, folder](const std::string& name) -> std::optional<std::vector<std::uint8_t>> {
-      auto src = options.assets->open(folder + name);
-      if (!src || src->size() > kMaxBytes) return std::nullopt;
-      auto b = read_shared(*src);
-      if (!b) return std::nullopt;
-      return std::vector<std::uint8_t>(b->view.begin(), b->view.end());
-    };
+  if (options.assets) load = [&options, folder](const std::string& name) { return maszyna::read_definition(*options.assets, folder + name); };
   return std::unique_ptr<Document>(new FizDocument(std::move(file).value(), source.size(), load));
 }
 

@@ -10,7 +10,7 @@
 #include "formats/catalog.hpp"
 #include "formats/mmd/mmd.hpp"
 #include "formats/mmd/vehicle.hpp"
-#include "formats/open_file.hpp"
+#include "formats/maszyna/definition_file.hpp"
 #include "formats/row_lists.hpp"
 #include "formats/textures.hpp"
 #include "formats/typed_writer.hpp"
@@ -21,12 +21,6 @@ namespace sceneria::mmd {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-Warning note(std::string message) {
-  Warning w;
-  w.message = std::move(message);
-  return w;
-}
 
 constexpr std::uint64_t kMaxBytes = 16u << 20;
 
@@ -83,7 +77,7 @@ std::vector<std::string> skin_sets(AssetResolver& assets, const std::string& fol
   return sets;
 }
 
-class MmdDocument final : public Document {
+class MmdDocument final : public RowsByIndex {
  public:
   MmdDocument(File file, std::uint64_t size, std::string name) : file_(std::move(file)), size_(size), name_(std::move(name)) {}
   const File& file() const { return file_; }
@@ -99,12 +93,7 @@ class MmdDocument final : public Document {
     if (skin_.empty()) skin_ = "none";
     const auto bytes = write_file(file_);
     const auto include = [&](const std::string& n) -> std::optional<std::vector<std::uint8_t>> {
-      if (!assets) return std::nullopt;
-      auto src = assets->open(folder + n);
-      if (!src || src->size() > kMaxBytes) return std::nullopt;
-      auto b = read_shared(*src);
-      if (!b) return std::nullopt;
-      return std::vector<std::uint8_t>(b->view.begin(), b->view.end());
+      return assets ? maszyna::read_definition(*assets, folder + n) : std::nullopt;
     };
     type_.folder = folder;
     type_.type = type;
@@ -173,12 +162,6 @@ class MmdDocument final : public Document {
     if (!locations_.empty()) out.push_back({"locations", "Locations along the vehicle", locations_.size()});
     if (!file_.entries.empty()) out.push_back({"entries", "Entries", file_.entries.size()});
     return out;
-  }
-  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override {
-    return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
-  }
-  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override {
-    return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
   }
   ojson record(std::string_view list, std::uint64_t index) const override {
     if (index >= list_size(list)) return nullptr;
@@ -355,10 +338,10 @@ class MmdDocument final : public Document {
     s.finish();
   }
 
-  std::uint64_t list_size(std::string_view list) const {
+  std::uint64_t list_size(std::string_view list) const override {
     return list == "parts" ? parts_.size() : list == "locations" ? locations_.size() : list == "entries" ? file_.entries.size() : 0;
   }
-  ojson row(std::string_view list, std::uint64_t index) const {
+  ojson row(std::string_view list, std::uint64_t index) const override {
     const auto i = static_cast<std::size_t>(index);
     if (list == "parts") return ojson{{"i", index}, {"name", display_text(parts_[i].name)}, {"detail", parts_[i].role + ": " + display_text(parts_[i].status)}};
     if (list == "locations")
@@ -402,12 +385,9 @@ Result<File> read_json(std::span<const std::uint8_t> bytes) {
 }
 
 Result<std::unique_ptr<Document>> open(ByteSource& source, const OpenOptions& options) {
-  auto bytes = read_whole(source, ".mmd file", kMaxBytes * 4);
-  if (!bytes) return bytes.error();
-  const auto view = bytes->view;
-  const bool json = json_form_is(view.first(std::min<std::size_t>(view.size(), kProbeBytes)), source.name(), "mmd");
-  if (!json && view.size() > kMaxBytes) return Error{Errc::bad_count, 0, fmt::format("a {} byte .mmd is too big to be one", view.size())};
-  auto file = json ? read_json(view) : read_file(view);
+  auto opened = maszyna::open_definition(source, "mmd");
+  if (!opened) return opened.error();
+  auto file = opened->json ? read_json(opened->bytes.view) : read_file(opened->bytes.view);
   if (!file) return file.error();
   auto doc = std::make_unique<MmdDocument>(std::move(file).value(), source.size(), source.name());
   // A vehicle placed by a scenery draws without its markers.

@@ -3,22 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "io/byte_source.hpp"
+#include "formats/maszyna/definition_file.hpp"
 
 namespace sceneria::mmd {
-namespace {
-
-// Far past any real .mmd or .fiz (tens of KB).
-constexpr std::uint64_t kMaxDefinitionBytes = 16u << 20;
-
-std::optional<std::vector<std::uint8_t>> bytes_of(std::unique_ptr<ByteSource> source) {
-  if (!source || source->size() > kMaxDefinitionBytes) return std::nullopt;
-  auto b = read_shared(*source);
-  if (!b) return std::nullopt;
-  return std::vector<std::uint8_t>(b->view.begin(), b->view.end());
-}
-
-}  // namespace
 
 double VehicleType::axle_base() const {
   const double l = length();
@@ -42,12 +29,12 @@ VehicleType read_vehicle_type(AssetResolver& assets, const std::string& folder, 
   v.folder = folder;
   v.type = type;
   const auto missing_before = assets.missing().size();
-  const auto include = [&](const std::string& name) { return bytes_of(assets.open(folder + name)); };
-  if (auto mmd = bytes_of(assets.open(folder + type + ".mmd"))) {
+  const auto include = [&](const std::string& name) { return maszyna::read_definition(assets, folder + name); };
+  if (auto mmd = maszyna::read_definition(assets, folder + type + ".mmd")) {
     v.has_mmd = true;
     v.definition = read_definition(*mmd, params, include);
   }
-  if (auto fiz = bytes_of(assets.open(folder + type + ".fiz"))) {
+  if (auto fiz = maszyna::read_definition(assets, folder + type + ".fiz")) {
     v.has_fiz = true;
     v.dimensions = fiz::dimensions(fiz::read_entries(*fiz, include));
   }

@@ -138,14 +138,6 @@ ojson XrayDocument::row(std::string_view list, std::uint64_t i) const {
   return ojson{{"i", i}, {"name", display_cp1251(m.name)}, {"detail", fmt::format("frames {}-{} at {} fps", m.frame_start, m.frame_end, m.fps)}};
 }
 
-ojson XrayDocument::rows(std::string_view list, std::uint64_t first, std::uint64_t count) const {
-  return rows_of(list_size(list), first, count, [&](std::uint64_t i) { return row(list, i); });
-}
-
-ojson XrayDocument::search(std::string_view list, std::string_view query, std::uint64_t limit) const {
-  return search_rows(list_size(list), query, limit, [&](std::uint64_t i) { return row(list, i); });
-}
-
 ojson XrayDocument::record(std::string_view list, std::uint64_t index) const {
   if (index >= list_size(list)) return nullptr;
   const Object& o = f_.object;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/format.hpp"
+#include "formats/row_lists.hpp"
 #include "formats/xray/xray.hpp"
 
 namespace sceneria::xray {
@@ -19,7 +20,7 @@ namespace sceneria::xray {
 // above 0xF).
 enum class Smoothing { automatic, soc, cop };
 
-class XrayDocument final : public Document {
+class XrayDocument final : public RowsByIndex {
  public:
   using ojson = nlohmann::ordered_json;
   XrayDocument(File file, std::uint64_t size, std::string name);
@@ -31,8 +32,6 @@ class XrayDocument final : public Document {
   std::string headline() const override;
   ojson summary(std::size_t) const override;
   std::vector<ListInfo> lists() const override;
-  ojson rows(std::string_view list, std::uint64_t first, std::uint64_t count) const override;
-  ojson search(std::string_view list, std::string_view query, std::uint64_t limit) const override;
   ojson record(std::string_view list, std::uint64_t index) const override;
   Result<scene::Scene> scene() const override;
   std::vector<Warning> warnings() const override;
@@ -43,10 +42,10 @@ class XrayDocument final : public Document {
   Smoothing smoothing = Smoothing::automatic;
 
  private:
-  ojson row(std::string_view list, std::uint64_t i) const;
+  ojson row(std::string_view list, std::uint64_t i) const override;
   // The bones as joints (nodes and a skin), drawn as lines, and the motions as animations.
   void add_skeleton(scene::Scene& s) const;
-  std::uint64_t list_size(std::string_view list) const;
+  std::uint64_t list_size(std::string_view list) const override;
   File f_;
   std::uint64_t size_;
   std::string name_;

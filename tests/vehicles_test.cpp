@@ -248,6 +248,12 @@ TEST(Mmd, AVehicleFolderOpensAssembled) {
         if (b.primitive == scene::Batch::Primitive::lines) line_vertices += b.positions.size();
     EXPECT_EQ(line_vertices, 2u * (4 + 2));
   }
+  // Opened by its bare name (a file picked out of a dropped folder): the sets among the files.
+  MemorySource bare_name(mmd_text, "test.mmd");
+  auto picked = open_document(bare_name, {.assets = &assets});
+  ASSERT_TRUE(picked.ok());
+  ASSERT_EQ((*picked)->choices().size(), 1u);
+  EXPECT_EQ((*picked)->choices()[0].value, "blue");
   // No model file at all: the body is the .fiz's box, 15 x 4 x 3.
   MemoryAssets bare;
   bare.add("pkp/test/test.mmd", mmd_text);

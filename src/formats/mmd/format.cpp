@@ -66,7 +66,9 @@ std::vector<std::string> skin_sets(AssetResolver& assets, const std::string& fol
   for (const std::string& path : assets.listing()) {
     const auto slash = path.rfind('/');
     const std::string_view dir = slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash);
-    if (!same_folder(dir, want)) continue;
+    // A vehicle opened without its folder in its name (a file picked from a dropped folder): the
+    // sets anywhere among the files, found by name as its models are.
+    if (!want.empty() && !same_folder(dir, want)) continue;
     const std::string file = path.substr(slash == std::string::npos ? 0 : slash + 1);
     const auto comma = file.rfind(','), dot = file.rfind('.');
     if (comma == std::string::npos || dot == std::string::npos || dot != comma + 2 || file[comma + 1] < '1' || file[comma + 1] > '4') continue;

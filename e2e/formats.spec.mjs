@@ -211,7 +211,7 @@ test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, inf
   const first = await page.evaluate(() => ({ staged: window.sceneria.staged, objects: window.sceneria.viewer.stats().objects,
                                             lists: Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])) }));
   expect(first.staged).toEqual({ done: false, applied: 0 });
-  expect(first.objects).toBe(ref.tracks + ref.traction);
+  expect(first.objects).toBe(ref.tracks + ref.traction + ref.dynamics);  // and the vehicles standing on them
   expect(first.lists.tracks).toBe(ref.tracks);
   expect(first.lists.shapes).toBeUndefined();
   expect(countDiffering(compiled, infraOnly, 24)).toBeGreaterThan(0);  // the shapes are missing
@@ -230,7 +230,7 @@ test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, inf
   expect(r.lists.tracks).toBe(ref.tracks);
   expect(r.lists.traction).toBe(ref.traction);
   expect(r.lists.shapes).toBe(ref.shapes);
-  expect(r.objects).toBe(ref.tracks + ref.traction + ref.shapes);
+  expect(r.objects).toBe(ref.tracks + ref.traction + ref.shapes + ref.dynamics);
   // Not a blank canvas: hiding the tracks changes the frame. And the two frames agree to well
   // under what the tracks alone cover.
   const trackIds = await page.evaluate((n) => Array.from({ length: n }, (_, i) => window.sceneria.viewer.findObject('tracks', i)), ref.tracks);

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, openViewer, test } from './helpers.mjs';
+import { expect, frameChange, framePixels, openViewer, solidDds, test } from './helpers.mjs';
 
 // A quarter circle of radius 100 m from (0, 0, 0) heading +Z to (100, 0, 100) heading +X (control
 // vectors 55.23 m, relative to their ends as a scenery gives them: the usual cubic approximation),
@@ -181,4 +181,47 @@ test('vehicles whose folder is missing stand as boxes and their files are listed
   expect(r.off).toBe(0);
   const record = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'dynamics', 0));
   expect(record.vehicle.size_from).toMatch(/stand-in/);
+});
+
+// A box 3 m wide, 4 m high and 20 m long wearing replaceable skin 1 on every face.
+function skinnedBoxT3d() {
+  return boxT3d([255, 255, 255]).replace('Map: none', 'Map: replacableskin');
+}
+
+test('a vehicle folder dropped opens as the vehicle: its body in the chosen skin set, its length and bogies marked', async ({ page }) => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'sceneria-vehicle-')), 'test');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'test.mmd'), 'models: body.t3d#\nendmodels\nlocations:\n bogies: -6 6 end\nendlocations\n');
+  writeFileSync(join(dir, 'test.fiz'), 'Dimensions: L=20 W=3 H=4\nWheels: Bd=12\n');
+  writeFileSync(join(dir, 'body.t3d'), skinnedBoxT3d());
+  writeFileSync(join(dir, 'blue,1.dds'), solidDds(0x001F));
+  writeFileSync(join(dir, 'red,1.dds'), solidDds(0xF800));
+  await openViewer(page);
+  await page.setInputFiles('#folder-input', dir);
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'test.mmd');
+  await expect(page.locator('#missing-files li')).toHaveCount(0);
+  const share = (px, test) => {
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
+    return n / (px.length / 4);
+  };
+  const red = (px) => share(px, (r, g, b) => r > 120 && g < 60 && b < 60);
+  const blue = (px) => share(px, (r, g, b) => b > 120 && r < 60 && g < 60);
+  // The first set until one is chosen: the body wears it.
+  await expect(page.locator('#choice-skin-set')).toHaveValue('blue');
+  const first = await framePixels(page);
+  expect(blue(first)).toBeGreaterThan(0.01);
+  expect(red(first)).toBeLessThan(0.0005);
+  await page.evaluate(() => { window.sceneria.lastResult.stale = true; });
+  await page.selectOption('#choice-skin-set', 'red');
+  await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
+  const second = await framePixels(page);
+  expect(red(second)).toBeGreaterThan(0.01);
+  expect(blue(second)).toBeLessThan(0.0005);
+  // Its records: the body drawn, both ends and both bogies as locations, drawn as lines.
+  const lists = await page.evaluate(() => Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])));
+  expect(lists).toMatchObject({ parts: 1, locations: 4 });
+  const ends = await page.evaluate(() => window.sceneria.parser.record(window.sceneria.lastResult.doc, 'locations', 0));
+  expect(ends).toMatchObject({ what: 'front end', ahead_of_centre_m: 10 });
+  expect(await frameChange(page, 'static')).toBeGreaterThan(0.0005);  // the markers are the static layer
 });

@@ -103,8 +103,7 @@ struct Mesh {
   // A proxy's real model: the asset paths to try, in order (normalized, as AssetResolver takes
   // them). A model loader replaces the proxy with the first that loads (replace_meshes).
   std::vector<std::string> files;
-  // The open choices its file is opened with (a vehicle's skin set: {"skin-set", "eu160-011"}),
-  // as a format declares them (its Format::choices).
+  // The open choices its file is opened with, as the file's format declares them (param, value).
   std::vector<std::pair<std::string, std::string>> file_params;
   // Skinning (empty, or one per position): up to four joints, as indices into the joints of the
   // skin of the node that places the mesh, and their weights, which sum to 1.

@@ -192,21 +192,13 @@ class Eu7bDocument final : public Document {
     return browser().search(list, query, limit);
   }
   ojson rows_in_group(std::string_view list, std::uint64_t group, std::uint64_t first, std::uint64_t count) const override {
-    auto out = ojson::array();
-    if (list != "dynamics") return out;
-    const auto members = trainset_members(module(), group);
-    for (std::uint64_t k = first; k < members.size() && k < first + count; ++k)
-      for (auto& row : rows(list, members[static_cast<std::size_t>(k)], 1)) out.push_back(std::move(row));
-    return out;
+    return list == "dynamics" ? trainset_rows(*this, module(), group, first, count) : ojson::array();
   }
   ojson record(std::string_view list, std::uint64_t index) const override {
     ojson r = browser().record(list, index);
-    if (list == "dynamics" && r.is_object()) {
-      const ojson more = vehicle_record(module(), vehicles_, index);
-      for (auto it = more.begin(); it != more.end(); ++it) r[it.key()] = *it;
-    }
-    return r;
+    return list == "dynamics" ? with_vehicle(std::move(r), module(), vehicles_, index) : r;
   }
+
   Result<scene::Scene> scene() const override { return to_scene(module(), &vehicles_); }
   // Its vehicles' sizes and files, read while the opener's files were at hand.
   void set_vehicles(Vehicles vehicles) { vehicles_ = std::move(vehicles); }

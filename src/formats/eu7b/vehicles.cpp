@@ -45,6 +45,26 @@ std::vector<const Trainset*> trainsets_of(const Module& m) {
   return out;
 }
 
+// The vehicles of trainset `group` (trainset_groups' numbering), in the trainset's order.
+std::vector<std::uint64_t> trainset_members(const Module& module, std::uint64_t group) {
+  const auto trainsets = trainsets_of(module);
+  const std::size_t count = dynamics_of(module).size();
+  std::vector<std::uint64_t> out;
+  if (group < trainsets.size()) {
+    for (std::uint32_t v : trainsets[static_cast<std::size_t>(group)]->vehicles)
+      if (v < count) out.push_back(v);
+    return out;
+  }
+  if (group > trainsets.size()) return out;
+  std::vector<char> taken(count, 0);
+  for (const Trainset* t : trainsets)
+    for (std::uint32_t v : t->vehicles)
+      if (v < count) taken[v] = 1;
+  for (std::size_t v = 0; v < count; ++v)
+    if (!taken[v]) out.push_back(v);
+  return out;
+}
+
 }  // namespace
 
 Vehicles read_vehicles(const Module& module, AssetResolver* assets) {
@@ -78,6 +98,7 @@ Vehicles read_vehicles(const Module& module, AssetResolver* assets) {
   return out;
 }
 
+
 std::vector<ListGroup> trainset_groups(const Module& module) {
   std::vector<ListGroup> out;
   const auto trainsets = trainsets_of(module);
@@ -88,28 +109,19 @@ std::vector<ListGroup> trainset_groups(const Module& module) {
   return out;
 }
 
-std::vector<std::uint64_t> trainset_members(const Module& module, std::uint64_t group) {
-  const auto trainsets = trainsets_of(module);
-  const std::size_t count = dynamics_of(module).size();
-  std::vector<std::uint64_t> out;
-  if (group < trainsets.size()) {
-    for (std::uint32_t v : trainsets[static_cast<std::size_t>(group)]->vehicles)
-      if (v < count) out.push_back(v);
-    return out;
-  }
-  if (group > trainsets.size()) return out;
-  std::vector<char> taken(count, 0);
-  for (const Trainset* t : trainsets)
-    for (std::uint32_t v : t->vehicles)
-      if (v < count) taken[v] = 1;
-  for (std::size_t v = 0; v < count; ++v)
-    if (!taken[v]) out.push_back(v);
+
+nlohmann::ordered_json trainset_rows(const Document& document, const Module& module, std::uint64_t group, std::uint64_t first,
+                                     std::uint64_t count) {
+  auto out = nlohmann::ordered_json::array();
+  const auto members = trainset_members(module, group);
+  for (std::uint64_t k = first; k < members.size() && k < first + count; ++k)
+    for (auto& row : document.rows("dynamics", members[static_cast<std::size_t>(k)], 1)) out.push_back(std::move(row));
   return out;
 }
 
-nlohmann::ordered_json vehicle_record(const Module& module, const Vehicles& vehicles, std::uint64_t index) {
+nlohmann::ordered_json with_vehicle(nlohmann::ordered_json record, const Module& module, const Vehicles& vehicles, std::uint64_t index) {
   using ojson = nlohmann::ordered_json;
-  if (index >= vehicles.looks.size()) return nullptr;
+  if (!record.is_object() || index >= vehicles.looks.size()) return record;
   const VehicleLook& look = vehicles.looks[static_cast<std::size_t>(index)];
   ojson v;
   v["folder"] = look.folder;
@@ -123,7 +135,7 @@ nlohmann::ordered_json vehicle_record(const Module& module, const Vehicles& vehi
   v["axle_base_m"] = look.axle_base;
   v["size_from"] = look.sized ? "its .fiz (Dimensions: L W H, Wheels: Ad Bd)" : "a stand-in (its .fiz was not found)";
   if (!look.missing.empty()) v["missing"] = look.missing;
-  ojson out;
+  ojson& out = record;
   out["vehicle"] = std::move(v);
   const auto dynamics = dynamics_of(module);
   for (const Trainset* t : trainsets_of(module)) {
@@ -135,7 +147,7 @@ nlohmann::ordered_json vehicle_record(const Module& module, const Vehicles& vehi
                        {"position", (at - t->vehicles.begin()) + 1}, {"of", t->vehicles.size()}, {"vehicles", std::move(members)}};
     break;
   }
-  return out;
+  return record;
 }
 
 std::vector<VehiclePose> place_vehicles(const Module& module, const Vehicles& vehicles, std::span<const scene::TrackCurve> curves,

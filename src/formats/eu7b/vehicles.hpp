@@ -51,14 +51,17 @@ struct VehiclePose {
   std::string why;
 };
 
-// What a picked vehicle shows beside its DYNM record: its trainset (name, place in it, the
-// others) and its folder's files and size (the .fiz summary); null past the records.
-nlohmann::ordered_json vehicle_record(const Module& module, const Vehicles& vehicles, std::uint64_t index);
+// A picked vehicle's DYNM record (`record`, as the document gives it) with its trainset (name,
+// place in it, the others) and its folder's files and size (the .fiz summary) added; anything
+// else (null, past the vehicles) comes back as it went in.
+nlohmann::ordered_json with_vehicle(nlohmann::ordered_json record, const Module& module, const Vehicles& vehicles, std::uint64_t index);
 
 // The outliner's trainset -> vehicles: the vehicles list (DYNM) in one group per trainset, in
 // the trainset's order, then one of the vehicles standing on their own (if any); ids count from 0.
 std::vector<ListGroup> trainset_groups(const Module& module);
-std::vector<std::uint64_t> trainset_members(const Module& module, std::uint64_t group);
+// The document's rows of the vehicles (its "dynamics" list) in trainset group `group`.
+nlohmann::ordered_json trainset_rows(const Document& document, const Module& module, std::uint64_t group, std::uint64_t first,
+                                     std::uint64_t count);
 
 // `curve_of_track`: a track's name to its first curve in `curves` (a switch: its first path).
 std::vector<VehiclePose> place_vehicles(const Module& module, const Vehicles& vehicles, std::span<const scene::TrackCurve> curves,

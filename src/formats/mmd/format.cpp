@@ -94,22 +94,16 @@ class MmdDocument final : public RowsByIndex {
     }
     if (skin_.empty()) skin_ = "none";
     const auto bytes = write_file(file_);
-    const auto include = [&](const std::string& n) -> std::optional<std::vector<std::uint8_t>> {
-      return assets ? maszyna::read_definition(*assets, folder + n) : std::nullopt;
-    };
-    type_.folder = folder;
-    type_.type = type;
-    type_.has_mmd = true;
-    type_.definition = read_definition(bytes, {type, type, skin_}, include);
     if (assets) {
-      if (auto fiz = include(type + ".fiz")) {
-        type_.has_fiz = true;
-        type_.dimensions = fiz::dimensions(fiz::read_entries(*fiz, include));
-      } else {
-        missing_.push_back(folder + type + ".fiz");
-      }
+      type_ = read_vehicle_type(*assets, folder, type, {type, type, skin_}, &bytes);
+      missing_ = type_.missing;
+    } else {  // nothing beside it: no includes, no .fiz
+      type_.folder = folder;
+      type_.type = type;
+      type_.has_mmd = true;
+      type_.definition = read_definition(bytes, {type, type, skin_});
+      for (const std::string& m : type_.definition.missing) missing_.push_back(folder + m);
     }
-    for (const std::string& m : type_.definition.missing) missing_.push_back(folder + m);
     list_parts();
     list_locations();
     build_scene(assets, markers);

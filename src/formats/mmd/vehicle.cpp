@@ -24,13 +24,16 @@ std::vector<std::string> model_files(const std::string& folder, const std::strin
   return out;
 }
 
-VehicleType read_vehicle_type(AssetResolver& assets, const std::string& folder, const std::string& type, const Params& params) {
+VehicleType read_vehicle_type(AssetResolver& assets, const std::string& folder, const std::string& type, const Params& params,
+                              const std::vector<std::uint8_t>* mmd) {
   VehicleType v;
   v.folder = folder;
   v.type = type;
   const auto missing_before = assets.missing().size();
   const auto include = [&](const std::string& name) { return maszyna::read_definition(assets, folder + name); };
-  if (auto mmd = maszyna::read_definition(assets, folder + type + ".mmd")) {
+  std::optional<std::vector<std::uint8_t>> read;
+  if (!mmd && (read = maszyna::read_definition(assets, folder + type + ".mmd"))) mmd = &*read;
+  if (mmd) {
     v.has_mmd = true;
     v.definition = read_definition(*mmd, params, include);
   }

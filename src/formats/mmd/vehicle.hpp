@@ -3,6 +3,7 @@
 // looks and `<folder>/<type>.fiz` for its size, both from the vehicle's folder (a scenery's
 // `dynamic/<data folder>/`), includes followed there. What a dropped vehicle folder and a
 // scenery's vehicles are built from.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,8 +41,10 @@ struct VehicleType {
 };
 
 // Reads the type's .mmd and .fiz through `assets` (missing ones are recorded there and in
-// `missing`). `params`: the .mmd's (p1) name, (p2) type and (p3) skin.
-VehicleType read_vehicle_type(AssetResolver& assets, const std::string& folder, const std::string& type, const Params& params);
+// `missing`). `params`: the .mmd's (p1) name, (p2) type and (p3) skin. `mmd`: the .mmd's bytes
+// where the caller has them (the .mmd opened itself), else read from `assets`.
+VehicleType read_vehicle_type(AssetResolver& assets, const std::string& folder, const std::string& type, const Params& params,
+                              const std::vector<std::uint8_t>* mmd = nullptr);
 
 // The model file candidates for a name a .mmd gives, in the vehicle's folder: `.e3d` before
 // `.t3d` whatever extension it is written with (TModelsManager::GetModel).

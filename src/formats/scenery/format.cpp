@@ -120,13 +120,7 @@ class SceneryDocument final : public Document {
   }
 
   ojson rows_in_group(std::string_view list, std::uint64_t group, std::uint64_t first, std::uint64_t count) const override {
-    if (list == "dynamics") {
-      auto out = ojson::array();
-      const auto members = eu7b::trainset_members(in().module, group);
-      for (std::uint64_t k = first; k < members.size() && k < first + count; ++k)
-        for (auto& row : rows(list, members[static_cast<std::size_t>(k)], 1)) out.push_back(std::move(row));
-      return out;
-    }
+    if (list == "dynamics") return eu7b::trainset_rows(*this, in().module, group, first, count);
     auto it = in().where.find(std::string(list));
     if (it == in().where.end()) return ojson::array();
     const std::string key = fmt::format("{}\n{}", list, group);
@@ -168,10 +162,7 @@ class SceneryDocument final : public Document {
     }
     ojson r = browser()->record(list, index);
     if (r.is_null()) return r;
-    if (list == "dynamics") {
-      const ojson more = eu7b::vehicle_record(in().module, vehicles_, index);
-      for (auto it = more.begin(); it != more.end(); ++it) r[it.key()] = *it;
-    }
+    if (list == "dynamics") r = eu7b::with_vehicle(std::move(r), in().module, vehicles_, index);
     // Where the record came from: file and line (text) or the entry's offset (twin).
     if (auto it = in().where.find(std::string(list)); it != in().where.end() && index < it->second.size()) r["source"] = source(it->second[index]);
     return r;

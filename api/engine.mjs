@@ -116,12 +116,12 @@ export function createEngine(core, { read, readAll = async (data) => read(data),
         opened = { doc: result.doc, name: result.name, data: request.data, assets: request.assets };
         return result;
       }
-      case 'demo': {
-        stream?.abortOpening();
-        const demo = core.demoFile();
-        const result = openBytes(demo.bytes, { ...request, name: demo.name, view: true }, progress);
-        opened = { doc: result.doc, name: demo.name, data: demo.bytes, assets: null };
-        return result;
+      case 'examples':
+        return json(core.examples());
+      case 'exampleFiles': {
+        const r = core.exampleFiles(String(request.id));
+        if (!r.ok) throw r.error;
+        return r.files;
       }
       case 'url':
         if (!stream) fail('bad_value', 'opening by URL needs the browser worker');

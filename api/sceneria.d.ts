@@ -53,7 +53,7 @@ export interface WriterInfo {
 }
 export interface FormatInfo {
   id: string; name: string; extensions: string[]; reads: boolean; streams: boolean;
-  writes: WriterInfo[]; demo: boolean; generate: boolean;
+  writes: WriterInfo[]; companions: string; generate: boolean;
   /** Where a path opened without `assets` looks for what it names: the nearest folder of this name above it ("scenery", "gamedata"; "" for its own folder). */
   assetsFolder: string;
   /** Or the nearest folder above it that holds this path, without case ("common/common.res": a Hard Truck game's root). */
@@ -146,7 +146,7 @@ export declare function formats(): Promise<FormatInfo[]>;
 export declare function open(source: Source, options?: OpenOptions): Promise<SceneriaDocument>;
 export declare function convert(document: SceneriaDocument, options: ConvertOptions): Promise<Converted>;
 
-/** What a viewer's open answers (Session.open, openDemo, openUrl). */
+/** What a viewer's open answers (Session.open, openUrl). */
 export interface Opened {
   /** The document's id: requests naming one a newer open replaced resolve to null. */
   doc: number;
@@ -174,7 +174,8 @@ export declare class Session {
   configure(options?: { decodeBlocks?: boolean }): Promise<object>;
   open(data: Blob | Uint8Array, options?: { name?: string; assets?: { path: string; file?: Blob; data?: Uint8Array }[];
                                            params?: Record<string, string>; onProgress?: (p: Progress) => void }): Promise<Opened>;
-  openDemo(options?: { onProgress?: (p: Progress) => void }): Promise<Opened>;
+  examples(): Promise<{ id: string; title: string; what: string; view?: [number, number, number, number, number, number] }[]>;
+  exampleFiles(id: string): Promise<{ path: string; bytes: Uint8Array }[]>;
   openUrl(url: string, options?: { onProgress?: (p: Progress) => void; fetch?: { timeoutMs?: number; retries?: number } }): Promise<Opened>;
   /** One camera tick: scene deltas to add, sections to drop, stats (docs/api.md). */
   camera(doc: number, x: number, y: number, z: number): Promise<Record<string, unknown> | null>;

@@ -227,8 +227,12 @@ export class Session {
     return this.#ask({ op: 'open', data, name, params, view: true,
                        assets: assets.map((a) => ({ path: a.path, data: a.file ?? a.data })) }, { onProgress });
   }
-  // The registry's demo file, opened as open() does.
-  openDemo({ onProgress } = {}) { return this.#ask({ op: 'demo' }, { onProgress }); }
+  // The gallery: [{id, title, what, view}], the demo first (src/registry/examples.hpp). `view`: an
+  // orbit to start from, [x, y, z, distance, yaw, pitch] (Viewer.setOrbit).
+  examples() { return this.#ask({ op: 'examples' }); }
+  // One example's files, made by the core now: [{path, bytes}], the document first, to open as
+  // the same files dropped as a folder would be.
+  exampleFiles(id) { return this.#ask({ op: 'exampleFiles', id }); }
   // A scenery by URL: the header by HTTP Range requests, PACK sections later as camera() asks.
   // Resolves as open() does, plus `stream: {url, size, start, layout, bytes, requests}`. `fetch`
   // tunes the Range reader: {timeoutMs (per request, default 20000), retries (default 3)}.

@@ -41,10 +41,10 @@ export function requireSamples() {
   if (!samplesAvailable && process.env.CI !== 'true') test.skip(true, `samples not found at ${samplesDir}`);
 }
 
-// Opens the page and waits for the viewer and the start-up demo module.
+// Opens the page and waits for the viewer and the start-up demo (the railway's scenery).
 export async function openViewer(page) {
   await page.goto('/');
-  await page.waitForFunction(() => window.sceneria?.viewer && window.sceneria?.lastResult?.name === 'demo.eu7');
+  await page.waitForFunction(() => window.sceneria?.viewer && window.sceneria?.lastResult?.name === 'demo.scn');
 }
 
 // Drops bytes as a file on the canvas, the way a user drags one from the desktop.

@@ -26,11 +26,11 @@ test('the static site runs from a host without COOP/COEP headers', async ({ page
     // The host really sends none of the headers: isolation comes from the service worker.
     expect(first.headers()['cross-origin-embedder-policy']).toBeUndefined();
     expect(first.headers()['cross-origin-opener-policy']).toBeUndefined();
-    await visit.waitForFunction(() => window.crossOriginIsolated && window.sceneria?.lastResult?.name === 'demo.eu7', null, { timeout: 60_000 });
+    await visit.waitForFunction(() => window.crossOriginIsolated && window.sceneria?.lastResult?.name === 'demo.scn', null, { timeout: 60_000 });
     await visit.close();
     // Later visits are isolated from the start: no error at all, the demo drawn.
     await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => window.crossOriginIsolated && window.sceneria?.viewer && window.sceneria?.lastResult?.name === 'demo.eu7',
+    await page.waitForFunction(() => window.crossOriginIsolated && window.sceneria?.viewer && window.sceneria?.lastResult?.name === 'demo.scn',
                                null, { timeout: 60_000 });
     // The demo is drawn: a frame of many colours, not a blank canvas.
     const pixels = await framePixels(page);

@@ -151,6 +151,26 @@ TEST(Cli, ExportsCarryTheTexturesBesideTheInputAndNameTheMissingOnes) {
 }
 
 // A format's open choices are --param on info, validate and convert, as `formats` lists them.
+// `example` lists the gallery and writes one as files a user's tools read: the X-Ray object
+// written, then read from disk with its textures found under gamedata/.
+TEST(Cli, ExamplesAreListedAndWrittenAsFiles) {
+  const auto list = run({"example"});
+  EXPECT_EQ(list.code, 0);
+  for (const char* id : {"railway", "twin", "module", "b3d", "xray"}) EXPECT_NE(list.out.find(id), std::string::npos) << id;
+  Scratch s;
+  const auto written = run({"example", "xray", s.path("x")});
+  ASSERT_EQ(written.code, 0) << written.err;
+  const std::string object = s.path("x") + "/gamedata/objects/example/arm.object";
+  ASSERT_TRUE(std::filesystem::exists(object));
+  const auto info = run({"info", object, "--json"});
+  ASSERT_EQ(info.code, 0) << info.err;
+  const auto j = nlohmann::json::parse(info.out);
+  EXPECT_TRUE(j["missingFiles"].empty()) << j["missingFiles"].dump();
+  EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump();
+  EXPECT_EQ(run({"example", "nothing", s.path("y")}).code, 1);
+  EXPECT_EQ(run({"example", "xray"}).code, 2);  // no folder
+}
+
 TEST(Cli, OpenChoicesAreParams) {
   SCENERIA_REQUIRE_SAMPLES();
   const std::string object = (test::samples_dir() / "xray" / "test_fmt_sg_new.object").string();

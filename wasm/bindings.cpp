@@ -18,6 +18,7 @@
 #include "export/export.hpp"
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
+#include "registry/examples.hpp"
 #include "registry/registry.hpp"
 #include "scene/material_board.hpp"
 #include "scene/serialize.hpp"
@@ -514,12 +515,26 @@ std::string detect(const val& head, const std::string& name, double size) {
 // The renderer's material test scene, serialized (src/scene/material_board.hpp).
 val material_board() { return to_uint8_array(sceneria::scene::serialize(sceneria::scene::material_board())); }
 
-// {name, bytes}: the file the page opens first.
-val demo_file() {
-  auto [name, bytes] = sceneria::demo_file();
+// The gallery (registry/examples.hpp): [{id, title, what, view}].
+std::string examples() { return to_text(sceneria::examples_json()); }
+
+// One example's files, made now: {ok, files: [{path, bytes}]} or {ok: false, error}.
+val example_files(const std::string& id) {
   val out = val::object();
-  out.set("name", name);
-  out.set("bytes", to_uint8_array(bytes));
+  auto files = sceneria::example_files(id);
+  out.set("ok", files.ok());
+  if (!files) {
+    out.set("error", error_val(files.error()));
+    return out;
+  }
+  val list = val::array();
+  for (auto& f : *files) {
+    val file = val::object();
+    file.set("path", f.path);
+    file.set("bytes", to_uint8_array(f.bytes));
+    list.call<void>("push", file);
+  }
+  out.set("files", list);
   return out;
 }
 
@@ -826,7 +841,8 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("search", &DocumentBinding::search)
       .function("close", &DocumentBinding::close)
       .function("write", &DocumentBinding::write);
-  emscripten::function("demoFile", &demo_file);
+  emscripten::function("examples", &examples);
+  emscripten::function("exampleFiles", &example_files);
   emscripten::function("materialBoard", &material_board);
   emscripten::function("setDecodeBlocks", &set_decode_blocks);
   emscripten::function("formats", &formats);

@@ -709,9 +709,57 @@ parser.formats().then((r) => {
   registry = r.formats;
   accepted = r.accept.split(',').filter(Boolean);
   $('file-input').accept = r.accept;
+  showAccepted(registry);
 });
-function openFiles(entries) {
+// What the page opens and what to drop with each (Format::companions): names from the core, as text.
+function showAccepted(formats) {
+  $('accepts').replaceChildren(...formats.filter((f) => f.reads).map((f) => {
+    const li = document.createElement('li');
+    const ext = document.createElement('span');
+    ext.className = 'ext';
+    ext.textContent = f.extensions.join(' ');
+    li.append(ext, ` ${f.name.replace(/ \(\.[^)]*\)$/, '')}`);
+    if (f.companions) li.append(` — ${f.companions}`);
+    return li;
+  }));
+}
+// The gallery (Session.examples): each example's files opened as the same files dropped would be.
+let examples = [];
+function showGallery(list) {
+  examples = list;
+  $('gallery').replaceChildren(...list.map((example) => {
+    const li = document.createElement('li');
+    const button = document.createElement('button');
+    button.className = 'button';
+    button.dataset.example = example.id;
+    button.textContent = example.title;
+    button.title = example.what;
+    button.addEventListener('click', () => openExample(example));
+    li.append(button);
+    return li;
+  }));
+}
+async function openExample(example, { demo = false } = {}) {
+  setProgress(`making ${example.title}`, 0);
+  const files = await parser.exampleFiles(example.id).catch(reported);
+  if (!files) { setProgress(null); status(`the example '${example.title}' could not be made`); return; }
+  const entries = files.map((f) => ({ path: f.path, file: new File([f.bytes], f.path.split('/').pop()) }));
+  const mine = latest + 1;  // the open this makes (a newer one wins)
+  await openFiles(entries, { example: true });
+  if (latest !== mine) return;
+  $('demo-line').hidden = !demo;
+  $('demo-what').textContent = example.what;
+  window.sceneria.example = example.id;
+  if (example.view) applyView({ cam: example.view, sel: null });
+}
+// `example`: the files are one of the gallery's; otherwise the user's own, and the welcome folds away.
+function openFiles(entries, { example = false } = {}) {
   if (!entries.length) return;
+  if (!example) {
+    $('welcome').open = false;
+    $('demo-line').hidden = true;
+    window.sceneria.example = null;
+  }
   // One file opens whatever its name (the core tells formats by content first, and says why not).
   const picked = entries.length === 1 ? 0 : pickDocument(entries.map((e) => e.path), registry);
   if (picked < 0) {
@@ -719,7 +767,7 @@ function openFiles(entries) {
     return;
   }
   const main = entries[picked];
-  openFile(main.file, entries.length > 1 ? entries.filter((e) => e !== main) : []);
+  return openFile(main.file, entries.length > 1 ? entries.filter((e) => e !== main) : []);
 }
 
 $('file-input').addEventListener('change', (e) => {
@@ -855,7 +903,7 @@ window.addEventListener('keydown', (e) => {
 // for looking at exactly what is resident.
 function pauseStreaming(on) { streamPaused = Boolean(on); }
 
-window.sceneria = { parser, viewer: null, lastResult: null, openFile, openFiles, openUrl, recordList, screenshot, inspect,
+window.sceneria = { parser, viewer: null, lastResult: null, openFile, openFiles, openUrl, openExample, example: null, recordList, screenshot, inspect,
                     shareLink, pauseStreaming, stream: null };
 
 // Start: a shared link or ?src= opens that scenery; otherwise the built-in demo. A link pasted
@@ -879,7 +927,8 @@ function start() {
   {
     const query = new URLSearchParams(location.search);
     const link = location.hash || (query.has('src') ? `v=1&src=${encodeURIComponent(query.get('src'))}` : '');
-    if (!openLink(link)) open('demo', parser.openDemo());
+    const gallery = parser.examples().then((list) => { showGallery(list); return list; });
+    if (!openLink(link)) gallery.then((list) => openExample(list[0], { demo: true }));
   }
   startViewer($('canvas')).then((v) => {
     viewer = v;

@@ -159,7 +159,8 @@ struct Format {
   std::vector<Writer> writers;
   // A picture (a texture), not a scene or model: batch conversions of folders pass it by.
   bool picture = false;
-  std::vector<std::uint8_t> (*demo)() = nullptr;  // a small file of this format for the page's first view
+  // What to open with a file of it, for a host's hint ("with its .res"); empty: it opens alone.
+  std::string_view companions = {};
   Result<std::vector<std::uint8_t>> (*generate)(const GenerateOptions& options) = nullptr;  // synthetic samples
   // `path` and, recursively, what it includes (each once) → binary companions, on up to
   // `threads` threads; `force` rewrites fresh ones too.

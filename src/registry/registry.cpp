@@ -41,12 +41,6 @@ Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_vie
 
 Result<const Format*> detect(ByteSource& source) { return detect_in(registry(), source); }
 
-std::pair<std::string, std::vector<std::uint8_t>> demo_file() {
-  for (const Format& f : registry())
-    if (f.demo) return {fmt::format("demo{}", f.extensions.empty() ? "" : f.extensions.front()), f.demo()};
-  return {};
-}
-
 std::string accepted_extensions() {
   std::string out;
   for (const Format& f : registry())
@@ -66,7 +60,7 @@ nlohmann::ordered_json formats_json() {
     j["streams"] = f.open_remote != nullptr;
     j["writes"] = nlohmann::ordered_json::array();
     for (const Writer& w : f.writers) j["writes"].push_back(writer_json(w));
-    j["demo"] = f.demo != nullptr;
+    j["companions"] = f.companions;
     j["generate"] = f.generate != nullptr;
     j["assetsFolder"] = f.assets_folder;
     j["assetsRootHolds"] = f.assets_root_holds;

@@ -25,11 +25,9 @@ const Format* format_for_name(std::string_view name);
 // The format of these bytes (detect_in over formats()).
 Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size);
 Result<const Format*> detect(ByteSource& source);
-// The first format with a demo: its name and bytes.
-std::pair<std::string, std::vector<std::uint8_t>> demo_file();
 // ".eu7,.json" for a file input's accept attribute.
 std::string accepted_extensions();
-// [{"id","name","extensions","reads","streams","writes":[{"id","extension","params"}],"demo","generate",
+// [{"id","name","extensions","reads","streams","writes":[{"id","extension","params"}],"companions","generate",
 //   "assetsFolder","assetsRootHolds","choices"}]
 nlohmann::ordered_json formats_json();
 

@@ -23,6 +23,7 @@
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
 #include "io/json_io.hpp"
+#include "registry/examples.hpp"
 #include "registry/registry.hpp"
 
 namespace sceneria::cli {
@@ -513,6 +514,37 @@ class FileBakeIo final : public BakeIo {
   std::map<std::string, std::string> real_;  // relative path -> path on disk
 };
 
+// `sceneria example [ID FOLDER]`: the gallery's examples listed, or one written as its files.
+int example(const std::string& id, const std::string& folder, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  if (id.empty()) {
+    for (const Example& e : examples()) out << fmt::format("{:<10} {}: {}\n", e.id, e.title, e.what);
+    return 0;
+  }
+  if (folder.empty()) {
+    err << "error: example " << id << ": give the folder to write it into\n";
+    return 2;
+  }
+  auto files = example_files(id);
+  if (!files) {
+    err << "error: " << files.error().describe() << '\n';
+    return 1;
+  }
+  for (const ExampleFile& f : *files) {
+    const fs::path path = fs::path(folder) / f.path;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(f.bytes.data()), static_cast<std::streamsize>(f.bytes.size()));
+    if (!file) {
+      err << "error: cannot write " << path.string() << '\n';
+      return 1;
+    }
+    out << "wrote  " << path.string() << '\n';
+  }
+  return 0;
+}
+
 int bake(const std::string& in_path, bool force, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;
   std::vector<std::uint8_t> head(kProbeBytes);
@@ -633,6 +665,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   gen_cmd->add_option("--track-km", track_km, "kilometres of main line");
   gen_cmd->add_option("--param", params, "a generator option as key=value");
 
+  std::string example_id;
+  CLI::App* example_cmd = app.add_subcommand("example", "write one of the page's examples into a folder as its files; without an id, list them");
+  example_cmd->add_option("id", example_id, "the example (as `sceneria example` lists them)");
+  example_cmd->add_option("folder", out_path, "where to write its files (made if missing)");
+
   // CLI11 parses argv in reverse order from a vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -677,6 +714,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return convert(path, out_path, to, assets, options, progress, out, err);
   }
   if (bake_cmd->parsed()) return bake(path, force, out, err);
+  if (example_cmd->parsed()) return example(example_id, out_path, out, err);
   if (gen_cmd->parsed()) {
     if (!parse_params(gen.params)) return 2;
     if (gen_version != 0) gen.params["version"] = std::to_string(gen_version);

@@ -241,6 +241,7 @@ const Format& format() {
       .probe = probe,
       .open = open,
       .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", typed<B3dDocument, write>}, dump_writer("lossless JSON (docs/json-forms.md)")},
+      .companions = "with its .res (textures and materials) beside it, and the game's COMMON/COMMON.RES",
       // The game's root, so that a module in ENV/ finds the shared resources (find_resources).
       .assets_root_holds = "common/common.res",
       .choices = module_choices(),
@@ -256,6 +257,7 @@ const Format& res_format() {
       .probe = probe_res,
       .open = open_res,
       .writers = {{"res", ".res", "resource file, section by section as read", "", typed<ResDocument, write_res_document>}},
+      .companions = "with the .b3d modules that use it",
       .draws = false,  // resources only: no scene exports
   };
   return f;

@@ -38,3 +38,12 @@ Result<Image> read_image(std::span<const std::uint8_t> bytes);
 scene::Texture to_texture(const Image& image, std::span<const std::uint8_t> bytes, std::string name);
 
 }  // namespace sceneria::dds
+
+namespace sceneria::dds {
+
+// A DXT1 (BC1) texture of `rgba` (width × height × 4 bytes, top row first, as DDS stores rows),
+// with its whole mip chain box-filtered down to 1 × 1: what the core's generated examples ship, so
+// they take the same block-compressed path as a game's textures. Width and height: multiples of 4.
+std::vector<std::uint8_t> write_dxt1(std::uint32_t width, std::uint32_t height, std::span<const std::uint8_t> rgba);
+
+}  // namespace sceneria::dds

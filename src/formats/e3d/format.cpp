@@ -49,6 +49,7 @@ const Format& format() {
       .probe = probe,
       .open = open,
       .writers = {{"e3d", ".e3d", "E3D model, chunk by chunk as read", "", write_e3d}, dump_writer("lossless JSON (docs/json-forms.md)")},
+      .companions = "with its textures (and skin sets) beside it or in the game's textures/ folder",
       .choices = model_choices(),
   };
   return f;

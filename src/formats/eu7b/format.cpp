@@ -11,7 +11,6 @@
 #include "core/text.hpp"
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/convert.hpp"
-#include "formats/eu7b/demo.hpp"
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/json_codec.hpp"
 #include "formats/eu7b/pack.hpp"
@@ -419,7 +418,7 @@ const Format& format() {
                    typed_stream<Eu7bDocument, stream_eu7b>},
                   {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6",
                    gathered<typed_stream<Eu7bDocument, stream_json>>, {}, false, typed_stream<Eu7bDocument, stream_json>}},
-      .demo = demo_module,
+      .companions = "as its game folder (scenery/, models/, textures/, dynamic/) for its models, textures and trains",
       .generate = generate,
       .assets_folder = "scenery",
       .converts_in_pieces = true,

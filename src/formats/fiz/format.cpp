@@ -249,6 +249,7 @@ const Format& format() {
       .open = open,
       .writers = {{"fiz", ".fiz", "the vehicle physics file, line by line as read", "", typed<FizDocument, write>},
                   dump_writer("lossless JSON: its lines, and the entries the engine reads (docs/json-forms.md#fiz)")},
+      .companions = "with the files it includes",
   };
   return f;
 }

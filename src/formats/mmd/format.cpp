@@ -404,6 +404,7 @@ const Format& format() {
       .open = open,
       .writers = {{"mmd", ".mmd", "the vehicle media file, entry by entry as read", "", typed<MmdDocument, write>},
                   dump_writer("lossless JSON: its entries with their text (docs/json-forms.md#mmd)")},
+      .companions = "as the vehicle's folder: its models, skin sets and .fiz",
       .choices = {{.param = "skin-set", .label = "Skin set", .help = "The livery: the textures <set>,1 … <set>,4 the vehicle's replaceable skins take"},
                   {.param = "markers", .label = "Markers", .help = "Draw the vehicle's length, bogies, motors and doors", .toggle = true, .value = "true"}},
   };

@@ -455,6 +455,7 @@ const Format& text_format() {
       .probe = probe_text,
       .open = open_text,
       .writers = writers(),
+      .companions = "as its game folder: the files it includes, models/, textures/ and dynamic/",
       .bake = bake_tree,
       .assets_folder = "scenery",
   };
@@ -469,6 +470,7 @@ const Format& twin_format() {
       .probe = probe_twin,
       .open = open_twin,
       .writers = writers(),
+      .companions = "as its game folder: the files it includes, models/, textures/ and dynamic/",
       .assets_folder = "scenery",
   };
   return f;

@@ -103,6 +103,7 @@ const Format& format() {
       .open = open,
       .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", e3d::write_e3d},
                   dump_writer("lossless JSON of the E3D it converts to (docs/json-forms.md)")},
+      .companions = "with its textures (and skin sets) beside it or in the game's textures/ folder",
       .choices = e3d::model_choices(),
   };
   return f;

@@ -54,6 +54,7 @@ const Format& format() {
       .writers = {{"object", ".object", "X-Ray object, chunk by chunk as read (packed chunks as stored)", "", typed<XrayDocument, write>},
                   dump_writer("lossless JSON (docs/json-forms.md#x-ray)")},
       // gamedata/objects/... names its textures as gamedata/textures/... does.
+      .companions = "with its gamedata/textures folder",
       .assets_folder = "gamedata",
       .choices = object_choices(),
   };

@@ -83,6 +83,11 @@ bool WebViewer::load_scene(std::span<const std::uint8_t> bytes, std::string& err
     std::stable_sort(ids.begin(), ids.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return scene_->objects[a].index < scene_->objects[b].index; });
   renderer_.set_scene(scene_.get());
+  // A new scene starts from the default angles, whatever the last one was looked at from (the
+  // page's demo opens at its own view): the same file opens the same way every time.
+  const OrbitCamera fresh;
+  rig_.orbit().yaw = fresh.yaw;
+  rig_.orbit().pitch = fresh.pitch;
   frame_start();
   return true;
 }

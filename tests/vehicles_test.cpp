@@ -178,6 +178,14 @@ TEST(Mmd, DefinitionsReadAsTheEngineReadsThem) {
   EXPECT_EQ(mmd::read_definition(bytes_of("models: (p2)_(p3).e3d endmodels"), {"n", "eu160", "Eu160-011"}).model, "eu160_eu160-011.e3d");
 }
 
+// Found by the fuzzer: an animation count beyond int ends the list (as a negative one does)
+// instead of being converted, which C leaves undefined.
+TEST(Mmd, AnAnimationCountBeyondIntEndsTheList) {
+  const auto d = mmd::read_definition(bytes_of("models: a.t3d animations: 2 6e+56 3 endmodels"), {});
+  EXPECT_EQ(d.model, "a.t3d");
+  EXPECT_EQ(d.animations, (std::vector<int>{2}));
+}
+
 TEST(Mmd, EveryByteIsWrittenBack) {
   const std::string text =
       "\xEF\xBB\xBF// lead comment\r\nmodels: a.t3d# /* block\r\n comment */ animations: 1 -1\r\n"

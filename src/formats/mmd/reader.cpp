@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "formats/maszyna/tokenizer.hpp"
 #include "formats/mmd/mmd.hpp"
@@ -153,9 +154,11 @@ Definition read_definition(std::span<const std::uint8_t> bytes, const Params& pa
         if (k == "animations:" && d.animations.empty()) {
           for (int n = 0; n < 10; ++n) {  // DynObj.h ANIM_TYPES
             const std::string v = next();
-            const int count = static_cast<int>(maszyna::leading_number(v));
-            if (v.empty() || count < 0) break;
-            d.animations.push_back(count);
+            const double number = maszyna::leading_number(v);
+            // The engine's atoi has no value for a count beyond int (undefined in C): such a
+            // count ends the list as a negative one does.
+            if (v.empty() || !(number >= 0) || number > std::numeric_limits<int>::max()) break;
+            d.animations.push_back(static_cast<int>(number));
           }
         } else if (k == "lowpolyinterior:") {
           d.lowpoly_interior = engine_name(next());

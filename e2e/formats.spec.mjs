@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir, framePixels, frameChange, countDiffering, referenceCounts, solidDds } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, dropFile, sample, samplesDir, framePixels, frameChange, countDiffering, referenceCounts, solidDds, redShare, blueShare } from './helpers.mjs';
 import { startNginx } from './nginx.mjs';
 
 // The model files a module places, as the reference decoder printed them (our oracle).
@@ -312,18 +312,11 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   expect(summary.skin_sets).toEqual(['detale/blue', 'detale/red']);
   expect(summary.skin_set).toBe('detale/blue');  // the first set, until one is chosen
   await expect(page.locator('#missing-files li')).toHaveCount(0);
-  const share = (px, test) => {
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
-    return n / (px.length / 4);
-  };
-  const red = (px) => share(px, (r, g, b) => r > 120 && g < 60 && b < 60);
-  const blue = (px) => share(px, (r, g, b) => b > 120 && r < 60 && g < 60);
-  // The big submodel wears the skin: its pixels take the skin's colour (lit, so not 255). The
+      // The big submodel wears the skin: its pixels take the skin's colour (lit, so not 255). The
   // model fills a few percent of the frame; 1.4 % of it skin-coloured measured.
   const first = await framePixels(page);
-  expect(blue(first)).toBeGreaterThan(0.007);
-  expect(red(first)).toBeLessThan(0.0005);
+  expect(blueShare(first)).toBeGreaterThan(0.007);
+  expect(redShare(first)).toBeLessThan(0.0005);
   // The skin selector (the model's declared skin-set choice) opens the same files with the other set.
   expect(summary.choices.map((c) => c.param)).toEqual(['skin-set']);
   await expect(page.locator('#choice-skin-set option')).toHaveText(['detale/blue', 'detale/red']);
@@ -333,8 +326,8 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
   expect(await page.evaluate(() => window.sceneria.lastResult.summary.skin_set)).toBe('detale/red');
   const withTextures = await framePixels(page);
-  expect(red(withTextures)).toBeGreaterThan(0.007);
-  expect(blue(withTextures)).toBeLessThan(0.0005);
+  expect(redShare(withTextures)).toBeGreaterThan(0.007);
+  expect(blueShare(withTextures)).toBeLessThan(0.0005);
   // Blocks stay compressed on the GPU where the context takes them (SwiftShader does); where it
   // does not, the worker decodes them: never the page's thread.
   const stats = await page.evaluate(() => window.sceneria.viewer.stats());
@@ -350,7 +343,7 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   const decoded = await page.evaluate(() => window.sceneria.viewer.stats());
   expect(decoded.texturesCompressed).toBe(0);
   expect(decoded.texturesDecodedHere).toBe(0);
-  expect(blue(await framePixels(page))).toBeGreaterThan(0.007);
+  expect(blueShare(await framePixels(page))).toBeGreaterThan(0.007);
 
   // The same model alone: no skin, no texture, drawn in its colours; the frame is another.
   const bare = join(base, 'Bare');
@@ -362,7 +355,7 @@ test('an E3D model dropped with its folder draws textured: its TEX0 texture and 
   await expect(page.locator('#missing-files li')).toHaveCount(2);  // kratka, and no skin set
   await expect(page.locator('#choices')).toBeHidden();  // no skin set, no submodel waiting for lights: nothing to choose
   const plain = await framePixels(page);
-  expect(red(plain) + blue(plain)).toBeLessThan(0.0005);
+  expect(redShare(plain) + blueShare(plain)).toBeLessThan(0.0005);
   expect(countDiffering(withTextures, plain, 60) / (plain.length / 4)).toBeGreaterThan(0.007);
 });
 

@@ -240,6 +240,16 @@ export async function expectStreamedModelOnScreen(page, { maxZ = Infinity } = {}
 }
 
 // The whole frame as a Buffer of RGBA bytes (rows top-down), shipped as base64.
+// The share of an RGBA frame's pixels whose colour passes `test(r, g, b)`.
+export function pixelShare(px, test) {
+  let n = 0;
+  for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
+  return n / (px.length / 4);
+}
+// Pure red and pure blue surfaces as the renderer lights them (a skin, a marked model).
+export const redShare = (px) => pixelShare(px, (r, g, b) => r > 120 && g < 60 && b < 60);
+export const blueShare = (px) => pixelShare(px, (r, g, b) => b > 120 && r < 60 && g < 60);
+
 export async function framePixels(page) {
   const b64 = await page.evaluate(() => {
     const v = window.sceneria.viewer;

@@ -5,16 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { test, expect, requireSamples, openViewer, samplesDir, framePixels, countDiffering, solidDds } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, samplesDir, framePixels, countDiffering, solidDds, pixelShare, redShare } from './helpers.mjs';
 import { startNginx } from './nginx.mjs';
 
 const cli = resolve('build/native/sceneria');
-const share = (px, test) => {
-  let n = 0;
-  for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
-  return n / (px.length / 4);
-};
-const red = (px) => share(px, (r, g, b) => r > 120 && g < 60 && b < 60);
 
 // The first PACK model placing `file` (by the record list's detail), and its record.
 async function placement(page, file) {
@@ -71,7 +65,7 @@ test('a scenery dropped with its game folder draws its models textured and insta
   const sosna = await placement(page, 'drzewa/sosna1.t3d');
   expect(sosna).not.toBeNull();
   const boxes = await view(page, sosna.location, 14);
-  expect(red(boxes)).toBeLessThan(0.0002);
+  expect(redShare(boxes)).toBeLessThan(0.0002);
 
   // With its folder: the models load in the worker, nearest first, and replace their boxes.
   await page.setInputFiles('#folder-input', root);
@@ -94,7 +88,7 @@ test('a scenery dropped with its game folder draws its models textured and insta
   // The E3D instance's grille (a submodel a few metres from its body) is red where its box was
   // not: its texture, found in textures/drzewa/ (0.33 % of the frame measured).
   const textured = await view(page, sosna.location, 14);
-  expect(red(textured)).toBeGreaterThan(0.001);
+  expect(redShare(textured)).toBeGreaterThan(0.001);
   expect(countDiffering(boxes, textured, 60) / (textured.length / 4)).toBeGreaterThan(0.01);
   const uploads = await page.evaluate(() => window.sceneria.viewer.stats());
   expect(uploads.meshesUploaded).toBeGreaterThanOrEqual(uploads.meshes + 2);  // each model once, after its box
@@ -155,7 +149,7 @@ test('a scenery opened by URL loads its models from beside it: fetched where the
       return null;
     }, 'drzewa/sosna1.t3d');
     expect(sosna).not.toBeNull();
-    expect(red(await view(page, sosna.location, 14))).toBeGreaterThan(0.001);
+    expect(redShare(await view(page, sosna.location, 14))).toBeGreaterThan(0.001);
   } finally {
     nginx.stop();
   }
@@ -177,7 +171,7 @@ test('the pantograph dropped with its skin draws in the skin, its submodel tree 
   expect(summary.textures_loaded).toBe(1);
   await expect(page.locator('#missing-files li')).toHaveCount(0);
   await page.evaluate(() => { window.sceneria.viewer.frameAll(); window.sceneria.viewer.renderFrame(); });
-  const green = share(await framePixels(page), (r, g, b) => g > 120 && r < 60 && b < 60);
+  const green = pixelShare(await framePixels(page), (r, g, b) => g > 120 && r < 60 && b < 60);
   expect(green).toBeGreaterThan(0.001);  // two thin pantographs framed whole: 0.4 % of the frame is the model
 
   // The outliner: the submodels as a tree, each row indented by its depth (the pan heads are

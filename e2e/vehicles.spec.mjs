@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, frameChange, framePixels, openViewer, solidDds, test } from './helpers.mjs';
+import { expect, frameChange, framePixels, openViewer, solidDds, test, redShare, blueShare } from './helpers.mjs';
 
 // A quarter circle of radius 100 m from (0, 0, 0) heading +Z to (100, 0, 100) heading +X (control
 // vectors 55.23 m, relative to their ends as a scenery gives them: the usual cubic approximation),
@@ -200,24 +200,17 @@ test('a vehicle folder dropped opens as the vehicle: its body in the chosen skin
   await page.setInputFiles('#folder-input', dir);
   await page.waitForFunction(() => window.sceneria.lastResult?.name === 'test.mmd');
   await expect(page.locator('#missing-files li')).toHaveCount(0);
-  const share = (px, test) => {
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
-    return n / (px.length / 4);
-  };
-  const red = (px) => share(px, (r, g, b) => r > 120 && g < 60 && b < 60);
-  const blue = (px) => share(px, (r, g, b) => b > 120 && r < 60 && g < 60);
-  // The first set until one is chosen: the body wears it.
+      // The first set until one is chosen: the body wears it.
   await expect(page.locator('#choice-skin-set')).toHaveValue('blue');
   const first = await framePixels(page);
-  expect(blue(first)).toBeGreaterThan(0.01);
-  expect(red(first)).toBeLessThan(0.0005);
+  expect(blueShare(first)).toBeGreaterThan(0.01);
+  expect(redShare(first)).toBeLessThan(0.0005);
   await page.evaluate(() => { window.sceneria.lastResult.stale = true; });
   await page.selectOption('#choice-skin-set', 'red');
   await page.waitForFunction(() => window.sceneria.lastResult && !window.sceneria.lastResult.stale);
   const second = await framePixels(page);
-  expect(red(second)).toBeGreaterThan(0.01);
-  expect(blue(second)).toBeLessThan(0.0005);
+  expect(redShare(second)).toBeGreaterThan(0.01);
+  expect(blueShare(second)).toBeLessThan(0.0005);
   // Its records: the body drawn, both ends and both bogies as locations, drawn as lines.
   const lists = await page.evaluate(() => Object.fromEntries(window.sceneria.lastResult.lists.map((l) => [l.id, l.count])));
   expect(lists).toMatchObject({ parts: 1, locations: 4 });

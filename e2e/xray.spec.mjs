@@ -3,13 +3,8 @@
 import { mkdirSync, mkdtempSync, copyFileSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, expect, requireSamples, openViewer, samplesDir, framePixels, solidDds, isNotSky, frameChange, countDiffering } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, samplesDir, framePixels, solidDds, isNotSky, frameChange, countDiffering, pixelShare } from './helpers.mjs';
 
-const share = (px, test) => {
-  let n = 0;
-  for (let i = 0; i < px.length; i += 4) if (test(px[i], px[i + 1], px[i + 2])) n++;
-  return n / (px.length / 4);
-};
 
 test('test_fmt_vmrefs.object dropped with its texture draws green where the texture is; its bones and surfaces in the outliner', async ({ page }) => {
   requireSamples();
@@ -30,8 +25,8 @@ test('test_fmt_vmrefs.object dropped with its texture draws green where the text
   expect(lone.textures_loaded).toBe(0);
   await page.evaluate(() => { window.sceneria.viewer.frameAll(); window.sceneria.viewer.renderFrame(); });
   const plain = await framePixels(page);
-  const green = (px) => share(px, (r, g, b) => g > 150 && r < 80 && b < 80);
-  expect(share(plain, (r, g, b) => isNotSky([r, g, b]))).toBeGreaterThan(0.01);
+  const green = (px) => pixelShare(px, (r, g, b) => g > 150 && r < 80 && b < 80);
+  expect(pixelShare(plain, (r, g, b) => isNotSky([r, g, b]))).toBeGreaterThan(0.01);
   expect(green(plain)).toBeLessThan(0.001);
 
   // With gamedata/textures: the surface's item\sigaret found, green.
@@ -166,7 +161,7 @@ test('a CoP object read as SoC is shaded otherwise, from the page\'s smoothing c
   };
   const differing = (a, b) => a.reduce((n, px, i) => n + countDiffering(px, b[i], 24), 0) / a.reduce((n, px) => n + px.length / 4, 0);
   const cop = await views();
-  expect(cop.every((px) => share(px, (r, g, b) => isNotSky([r, g, b])) > 0.01)).toBe(true);
+  expect(cop.every((px) => pixelShare(px, (r, g, b) => isNotSky([r, g, b])) > 0.01)).toBe(true);
   await page.selectOption('#choice-smoothing', 'soc');
   await page.waitForFunction(() => window.sceneria.lastResult?.summary.smoothing === 'soc');
   const soc = await views();

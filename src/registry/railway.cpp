@@ -6,6 +6,8 @@
 #include <functional>
 #include <map>
 #include <span>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <glm/glm.hpp>
@@ -307,8 +309,17 @@ std::vector<std::uint8_t> to_e3d(const std::string& text) {
 
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
+// Every model the scenery places, by the name its file takes: each made only when asked for (a
+// gallery item wants one, with its textures, not all seven).
+using Maker = Model (*)();
+constexpr std::pair<std::string_view, Maker> kModels[] = {
+    {"ground", ground_tile}, {"platform", platform}, {"station", station},  {"portal", portal},
+    {"tree", [] { return tree(false); }}, {"pine", [] { return tree(true); }}, {"signal", signal}};
+
 std::vector<Model> models() {
-  return {ground_tile(), platform(), station(), portal(), tree(false), tree(true), signal()};
+  std::vector<Model> out;
+  for (const auto& [name, make] : kModels) out.push_back(make());
+  return out;
 }
 
 // ---- the line ----
@@ -511,21 +522,15 @@ std::vector<ExampleFile> railway_files() {
   return files;
 }
 
-namespace {
-const Model* model_named(const std::vector<Model>& all, const std::string& name) {
-  for (const Model& m : all)
-    if (m.name == name) return &m;
-  return nullptr;
-}
-}  // namespace
-
 std::vector<ExampleFile> railway_model_t3d(const std::string& name) {
-  const auto all = models();
-  const Model* m = model_named(all, name);
-  if (!m) return {};
-  std::vector<ExampleFile> out{{name + ".t3d", bytes(t3d_text(m->parts))}};
-  for (const auto& [file, data] : m->textures) out.push_back({file, data});
-  return out;
+  for (const auto& [id, make] : kModels) {
+    if (id != name) continue;
+    const Model m = make();
+    std::vector<ExampleFile> out{{name + ".t3d", bytes(t3d_text(m.parts))}};
+    for (const auto& [file, data] : m.textures) out.push_back({file, data});
+    return out;
+  }
+  return {};
 }
 
 std::vector<ExampleFile> railway_model_e3d(const std::string& name) {

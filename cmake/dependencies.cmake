@@ -13,9 +13,8 @@ endforeach()
 
 add_library(sceneria_deps INTERFACE)
 target_include_directories(sceneria_deps SYSTEM INTERFACE "${SCENERIA_SHIM_DIR}")
-# fmt header-only: one configuration for both builds, no compiled libfmt needed for wasm.
-target_compile_definitions(sceneria_deps INTERFACE FMT_HEADER_ONLY GLM_FORCE_CXX17
-                                                   GLM_FORCE_SILENT_WARNINGS)
+# fmt's compiled part is src/core/fmt.cpp (one configuration for both builds: no libfmt to link).
+target_compile_definitions(sceneria_deps INTERFACE GLM_FORCE_CXX17 GLM_FORCE_SILENT_WARNINGS)
 
 # CLI11 is only used by the native command-line tool.
 add_library(sceneria_cli_deps INTERFACE)

@@ -14,6 +14,7 @@ add_library(sceneria_render STATIC src/render/renderer.cpp src/platform/web/web_
 target_link_libraries(sceneria_render PUBLIC sceneria_render_math sdl2_emscripten)
 target_include_directories(sceneria_render PUBLIC "${platform_root}")
 target_compile_options(sceneria_render PRIVATE ${SCENERIA_WARNINGS})
+sceneria_precompile(sceneria_render)
 
 set(sdl2_js_funcs "${CMAKE_BINARY_DIR}/sdl2_js_library_funcs.json")
 file(WRITE "${sdl2_js_funcs}" "[\"$autoResumeAudioContext\", \"$dynCall\"]\n")

@@ -22,8 +22,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr std::uint64_t kMaxBytes = 16u << 20;
-
 // A model file the definition names, and what became of it.
 struct Part {
   std::string role;   // "body", "low-poly interior", "cab 1", "attachment", "coupler adapter"

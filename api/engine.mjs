@@ -9,17 +9,18 @@
 //   readAll(data, progress)     the same, asynchronously with progress (a big dropped File), optional
 //   streamer(core, engine)      a Streamer (stream.mjs) for sceneries opened by URL or too big to read whole, optional
 export function createEngine(core, { read, readAll = async (data) => read(data), streamer = null }) {
-  let doc = null;        // the core's Document, reused from file to file
+  let doc = null;        // the core's Document of the open file (each open makes a new one)
   let docId = 0;
   let opened = null;     // {doc, name, data, assets} of a document opened whole: what a bake reads again
   let staged = null;     // {doc, ticks} while a staged scenery hands out its visuals
   let modelling = null;  // {doc, modelsFailed, missingChanged} while models load from the files given
-  const document = () => (doc ??= new core.Document());
 
   const fail = (code, message) => { throw { code, message, offset: 0 }; };
   const json = (text) => JSON.parse(text);
   // Assets [{path, data}] as the core's resolver asks for them: by index, read at once.
-  const assetsOf = (assets) => (assets?.length ? { paths: assets.map((a) => a.path), read: (i) => (assets[i] ? read(assets[i].data) : null) } : null);
+  // `[]` is a listing with nothing in it (a file opened for viewing alone: whatever it refers to is
+  // missing, and said so); null, no listing (a conversion of the file by itself).
+  const assetsOf = (assets) => (assets ? { paths: assets.map((a) => a.path), read: (i) => (assets[i] ? read(assets[i].data) : null) } : null);
 
   const engine = {
     nextDoc: () => ++docId,
@@ -32,16 +33,24 @@ export function createEngine(core, { read, readAll = async (data) => read(data),
   // A file in memory, any format. `view`: opened for the viewer (a scenery's infrastructure first,
   // then its visuals by camera ticks; the scene built); otherwise read whole, as a conversion needs.
   function openBytes(bytes, request, progress) {
-    stream?.close();
-    staged = modelling = null;
     const params = JSON.stringify(request.params || {});
-    const assets = assetsOf(request.assets);
+    const assets = assetsOf(request.view ? request.assets || [] : request.assets?.length ? request.assets : null);
     progress('parsing', 0);
     const started = performance.now();
-    const r = json(request.view ? document().open(bytes, request.name, 200, assets, params)
-                                : document().openWhole(bytes, request.name, assets, params));
+    // Into a document of its own: a file that cannot be opened leaves the open one as it was (the
+    // page keeps showing it), at the cost of both in memory while the new one opens.
+    const next = new core.Document();
+    const r = json(request.view ? next.open(bytes, request.name, 200, assets, params)
+                                : next.openWhole(bytes, request.name, assets, params));
+    if (!r.ok) {
+      next.delete();
+      throw r.error;
+    }
+    stream?.close();
+    staged = modelling = null;
+    if (doc) doc.delete();
+    doc = next;
     const id = ++docId;
-    if (!r.ok) throw r.error;
     const result = { doc: id, name: request.name, format: r.format, headline: r.headline, summary: r.summary, lists: r.lists,
                      parseMs: performance.now() - started };
     if (request.view) {
@@ -49,8 +58,8 @@ export function createEngine(core, { read, readAll = async (data) => read(data),
       result.scene = doc.scene();
       result.staged = doc.staging();
       staged = result.staged ? { doc: id, ticks: 0 } : null;
-      // Models load from the files given with it (none given: its proxies stay).
-      result.models = Boolean(request.assets?.length);
+      // Models load from the files given with it; none given, each is tried and listed missing.
+      result.models = true;
       modelling = result.models ? { doc: id, modelsFailed: 0, missingChanged: false } : null;
     }
     return result;
@@ -163,13 +172,17 @@ export function createEngine(core, { read, readAll = async (data) => read(data),
     }
   }
 
-  // `progress({phase, fraction})` reports a long request's progress.
+  // `progress({phase, fraction})` reports a long request's progress. An open that fails says
+  // whether the document open before it is still open (`kept`): the page then keeps its view.
   return async (request, progress) => {
     const report = (phase, fraction) => progress({ phase, fraction });
+    const before = docId;
     try {
       return { result: await handle(request, report) };
     } catch (e) {
-      return { error: errorShape(e) };
+      const error = errorShape(e);
+      if (request.op === 'open' || request.op === 'url') error.kept = docId === before && before > 0 && (doc != null || stream?.current() != null);
+      return { error };
     }
   };
 }

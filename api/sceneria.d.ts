@@ -23,7 +23,7 @@ export interface OpenOptions {
   name?: string;
   /** Files the document refers to (includes, models, textures): a map, or (Node) a folder path. */
   assets?: FileMap | string;
-  /** For a file map: the path of the document to open (default: the first file of the first format in registry order). */
+  /** For a file map: the path of the document to open (default: the folder's root, as the page opens it: the file no other names, api/pick.mjs). */
   main?: string;
   /** Its format's open choices by param ({ smoothing: "soc" }): FormatInfo.choices lists them, SceneriaDocument.choices() what a file offers. One its format does not take is refused (code "bad_value"). */
   params?: Record<string, string>;

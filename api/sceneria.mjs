@@ -7,7 +7,7 @@
 // Each document lives in a worker of its own (a Web Worker, or a worker thread in Node) with the
 // WebAssembly core, so a long conversion never blocks the page, and cancelling one (an
 // AbortSignal) stops that worker: the document closes with it.
-import { pickDocument } from './pick.mjs';
+import { rankDocuments } from './pick.mjs';
 
 const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node) && typeof window === 'undefined';
 
@@ -85,7 +85,7 @@ const isUrl = (source) => typeof source === 'string' && /^(https?|blob|data):/i.
 // What a source names: {bytes, name, assets: [{path, data}]}. Sources: bytes (Uint8Array or
 // ArrayBuffer; `name` says what it is called), a File or Blob (browser), a URL (fetched whole), a
 // file path (Node), or a map of dropped files {relativePath: File | bytes | path} whose main
-// document is `main` or the first file of the first format (in the registry's order) among them.
+// document is `main` or the folder's root (pick.mjs, rankDocuments).
 async function resolveSource(source, { name, assets, main } = {}, list) {
   if (source instanceof ArrayBuffer) source = new Uint8Array(source);
   if (source instanceof Uint8Array) return { bytes: source, name: name || 'file', assets: await resolveAssets(assets) };
@@ -137,13 +137,30 @@ async function resolveSource(source, { name, assets, main } = {}, list) {
   if (source && typeof source === 'object') {
     const entries = Object.entries(source);
     if (entries.length === 0) throw new TypeError('an empty file map');
-    // The page's rule for a dropped folder (pick.mjs).
-    const chosen = main ?? entries[pickDocument(entries.map(([p]) => p), list)]?.[0];
+    // The page's rule for a dropped folder (pick.mjs): its root, or where that is not clear (the
+    // page asks), the first offered.
+    let chosen = main;
+    if (chosen === undefined) {
+      const ranked = await rankDocuments(entries.map(([path]) => ({ path })), list, (i) => bytesOf(entries[i][1]).catch(() => null));
+      chosen = entries[ranked.root >= 0 ? ranked.root : ranked.order[0]]?.[0];
+    }
     if (!chosen || !(chosen in source)) throw new TypeError(`no file of a readable format among ${entries.length} (main: ${main ?? 'not given'})`);
     const picked = await resolveSource(source[chosen], { name: chosen.split('/').pop() }, list);
     return { ...picked, assets: entries.map(([path, data]) => ({ path, data: data instanceof ArrayBuffer ? new Uint8Array(data) : data })) };
   }
   throw new TypeError('open(source): bytes, a File, a URL, a path (Node) or a map of files');
+}
+
+// The bytes of a map's value: bytes, a File or Blob, or (Node) a path.
+async function bytesOf(data) {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (typeof Blob !== 'undefined' && data instanceof Blob) return new Uint8Array(await data.arrayBuffer());
+  if (typeof data === 'string' && isNode) {
+    const { readFile } = await import('node:fs/promises');
+    return new Uint8Array(await readFile(data));
+  }
+  return null;
 }
 
 // Assets: a map {relativePath: File | bytes | path}, or (Node) a folder, listed whole.

@@ -9,6 +9,9 @@
 //   setLayers(static, models)  switch static geometry / model instances on or off
 //   step(seconds)              move the camera by the held keys over a fixed time (no drawing)
 //   update(seconds, fwd, back) the same for drive mode
+//   frameAll()                 frame everything drawn so that it fills the view
+//   releaseKeys()              let go of held keys (the canvas lost focus while one was down)
+//   contents()                 {objects, instances, repeated, lines, textures, extent}: what the scene holds
 //   materialBoard()            the renderer's material test scene (src/scene/material_board.hpp)
 export async function startViewer(canvas) {
   if (!self.crossOriginIsolated) {

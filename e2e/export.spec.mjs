@@ -59,8 +59,12 @@ test('a scenery exported from the page as glTF is valid and holds every model wh
   requireSamples();
   await openViewer(page);
   await dropFile(page, 'wrapinc.eu7', sample(rel));
-  await expect(page.locator('#export-options')).toBeHidden();  // the module's own targets take none
-  const glb = await exportAs(page, '.glb (glb)', async () => { await expect(page.locator('#export-options')).toBeVisible(); });
+  // glTF is offered first; the module's own targets take no export options.
+  await expect(page.locator('#save-target option:checked')).toHaveText('glTF 2.0 binary (.glb)');
+  await expect(page.locator('#export-options')).toBeVisible();
+  await page.selectOption('#save-target', { label: 'EU7B module (.eu7)' });
+  await expect(page.locator('#export-options')).toBeHidden();
+  const glb = await exportAs(page, 'glTF 2.0 binary (.glb)', async () => { await expect(page.locator('#export-options')).toBeVisible(); });
   expect(glb.name).toBe('wrapinc.glb');
   const report = await validator.validateBytes(new Uint8Array(glb.bytes));
   expect(report.issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
@@ -81,7 +85,7 @@ test('a scenery exported from the page as glTF is valid and holds every model wh
   await expect(page.locator('#status')).toHaveText(`wrapinc.glb: ${glb.bytes.length.toLocaleString('en-US')} bytes written`);
 
   // Without instancing: a node per model, the same places.
-  const plain = await exportAs(page, '.glb (glb)', async () => { await page.uncheck('#export-instancing'); });
+  const plain = await exportAs(page, 'glTF 2.0 binary (.glb)', async () => { await page.uncheck('#export-instancing'); });
   const plainJson = JSON.parse(plain.bytes.subarray(20, 20 + plain.bytes.readUInt32LE(12)).toString('utf8'));
   expect(plainJson.extensionsUsed).toBeUndefined();
   expect((await placements(plain.bytes)).out).toHaveLength(77);
@@ -92,7 +96,7 @@ test('an OBJ export downloads as a ZIP with its materials, and an area export ke
   requireSamples();
   await openViewer(page);
   await dropFile(page, 'wrapinc.eu7', sample(rel));
-  const zip = await exportAs(page, '.obj (obj)');
+  const zip = await exportAs(page, 'Wavefront OBJ and its files, zipped (.zip)');
   expect(zip.name).toBe('wrapinc.zip');
   const files = unzip(zip.bytes);
   expect(Object.keys(files).sort()).toEqual(['wrapinc.mtl', 'wrapinc.obj']);
@@ -106,7 +110,7 @@ test('an OBJ export downloads as a ZIP with its materials, and an area export ke
 
   // Around the camera: only sections reaching within the radius (1 km cells) come out.
   const [cx, , cz] = await page.evaluate(() => window.sceneria.viewer.camera().eye);
-  const near = await exportAs(page, '.glb (glb)', async () => {
+  const near = await exportAs(page, 'glTF 2.0 binary (.glb)', async () => {
     await page.selectOption('#export-area', 'camera');
     await page.fill('#export-radius', '300');
   });
@@ -130,7 +134,7 @@ test('a model saves from the page as its JSON form, which drops back as the same
   await dropFile(page, 'pantograf.e3d', original);
   const counts = await page.evaluate(() => window.sceneria.lastResult.summary.counts);
 
-  const json = await exportAs(page, '.json (json)');
+  const json = await exportAs(page, 'Lossless JSON (.json)');
   expect(json.name).toBe('pantograf.json');
   const form = JSON.parse(json.bytes.toString('utf8'));
   expect([form.format, form.schema]).toEqual(['e3d', 1]);
@@ -144,11 +148,11 @@ test('a model saves from the page as its JSON form, which drops back as the same
   await dropFile(page, 'pantograf.json', json.bytes);
   expect(await page.evaluate(() => window.sceneria.lastResult.summary.format)).toBe('e3d');
   expect(await page.evaluate(() => window.sceneria.lastResult.summary.counts)).toEqual(counts);
-  const back = await exportAs(page, '.e3d (e3d)');
+  const back = await exportAs(page, 'E3D model (.e3d)');
   expect(back.bytes.equals(original)).toBe(true);
 
   // glTF: valid, and the submodels a tree (the pan head four levels under the root, as in the outliner).
-  const glb = await exportAs(page, '.glb (glb)');
+  const glb = await exportAs(page, 'glTF 2.0 binary (.glb)');
   expect((await validator.validateBytes(new Uint8Array(glb.bytes))).issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
   const gltf = JSON.parse(glb.bytes.subarray(20, 20 + glb.bytes.readUInt32LE(12)).toString('utf8'));
   expect(gltf.nodes).toHaveLength(13);
@@ -197,10 +201,10 @@ test('a scenery streamed by URL exports section by section, as the CLI exports t
     await page.waitForFunction(() => window.sceneria.lastResult?.ok && (window.sceneria.stream?.resident ?? 0) >= 1, null, { timeout: 60_000 });
     // Only the scene exports are offered: the module's own formats would need it whole.
     const targets = await page.locator('#save-target option').allTextContents();
-    expect(targets).toEqual(['.glb (glb)', '.gltf (gltf)', '.obj (obj)']);
+    expect(targets).toEqual(['glTF 2.0 binary (.glb)', 'glTF 2.0 JSON (.gltf)', 'Wavefront OBJ and its files, zipped (.zip)']);
     const sent = () => nginx.bytesSent('/line.eu7');
     const before = sent();
-    const whole = await exportAs(page, '.glb (glb)');
+    const whole = await exportAs(page, 'glTF 2.0 binary (.glb)');
     const reads = await page.evaluate(() => window.sceneria.lastExport.reads);
     expect(reads.requests).toBeGreaterThan(20);  // a section at a time, on each of its two walks
     // The second walk (the binary chunk after the JSON) may be answered by the browser's cache.
@@ -219,7 +223,7 @@ test('a scenery streamed by URL exports section by section, as the CLI exports t
     // Around the camera: fewer sections fetched, and again the CLI's bytes for the same area.
     const [x, , z] = await page.evaluate(() => window.sceneria.viewer.camera().eye);
     const area = `${x.toFixed(1)},${z.toFixed(1)},600`;
-    const near = await exportAs(page, '.glb (glb)', async () => {
+    const near = await exportAs(page, 'glTF 2.0 binary (.glb)', async () => {
       await page.selectOption('#export-area', 'camera');
       await page.fill('#export-radius', '600');
     });

@@ -45,17 +45,21 @@ test('a folder opened with its scenery lists the model files it lacks, matching 
   // The scenery still opened whole: its PACK models are all there, as placeholders.
   expect(await page.evaluate(() => window.sceneria.lastResult.lists.find((l) => l.id === 'pack_models').count)).toBe(77);
 
-  // The same scenery dropped alone: nothing to look in, so nothing is listed as missing.
+  // The same scenery dropped alone: every model file it names is missing, and listed.
   await dropFile(page, 'alone.eu7', sample(rel));
-  await expect(page.locator('#missing')).toBeHidden();
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'alone.eu7' && window.sceneria.models?.done, null, { timeout: 30_000 });
+  await expect(page.locator('#missing')).toBeVisible();
+  const alone = await page.$$eval('#missing-files li', (items) => items.map((li) => li.textContent.toLowerCase()));
+  expect(alone.sort()).toEqual(expected.slice().sort());
 });
 
-test('the file input accepts what the registry reads', async ({ page }) => {
+test('the file input accepts what the registry reads and what is opened with it', async ({ page }) => {
   await openViewer(page);
   await expect(page.locator('#file-input')).toHaveAttribute('accept', /(^|,)\.eu7(,|$)/);
   const formats = await page.evaluate(() => window.sceneria.parser.formats());
   const extensions = formats.formats.flatMap((f) => f.extensions);
-  expect(await page.locator('#file-input').getAttribute('accept')).toBe(extensions.join(','));
+  const companions = formats.formats.flatMap((f) => f.companionExtensions).filter((e) => !extensions.includes(e));
+  expect(await page.locator('#file-input').getAttribute('accept')).toBe([...extensions, ...new Set(companions)].join(','));
 });
 
 test('every kind of object in the view, clicked on the canvas, opens its record', async ({ page }) => {
@@ -106,7 +110,7 @@ test('every kind of object in the view, clicked on the canvas, opens its record'
     await expect(page.locator('#inspector')).toBeVisible();
     // Enumerated fields read by name, the stored number beside it.
     if (kind === 'tracks')
-      await expect(page.locator('#record-fields dt:text-is("type") + dd')).toHaveText(/^(normal|switch) \([12]\)$/);
+      await expect(page.locator('#record-fields th:text-is("type") + td')).toHaveText(/^(normal|switch) \([12]\)$/);
   }
 });
 
@@ -235,7 +239,7 @@ test('TD.scn dropped as text draws what its compiled module TD.v6.eu7 draws, inf
   // under what the tracks alone cover.
   const trackIds = await page.evaluate((n) => Array.from({ length: n }, (_, i) => window.sceneria.viewer.findObject('tracks', i)), ref.tracks);
   const tracksShare = await frameChange(page, [trackIds[0], trackIds.length]);
-  expect(tracksShare).toBeGreaterThan(0.0003);
+  expect(tracksShare).toBeGreaterThan(0.0002);  // framed whole (issue 35), the line is thin: measured 0.025 %
   const differ = countDiffering(compiled, text, 24) / (compiled.length / 4);
   expect(differ).toBeLessThanOrEqual(tracksShare / 20);
   // A track's record names its file and line in the text.
@@ -462,7 +466,9 @@ test('a scenery root with an .inc compiles to the reference version 9 module, it
 test('Save writes the open scenery as the chosen target, with a progress bar while it compiles', async ({ page }) => {
   await openWrapincFolder(page);
   const labels = await page.locator('#save-target option').allTextContents();
-  expect(labels).toEqual(['.scn (text)', '.scnb (twin)', '.eu7 (version 6)', '.eu7 (version 9)', '.json (json)', '.glb (glb)', '.gltf (gltf)', '.obj (obj)']);
+  expect(labels).toEqual(['Scenery text (.scn)', 'Scenery binary twin v10 (.scnb)', 'EU7B compiled from the scenery, version 6 (.eu7)',
+                          'EU7B compiled from the scenery, version 9 (.eu7)', 'Lossless JSON of the twin (.json)', 'glTF 2.0 binary (.glb)',
+                          'glTF 2.0 JSON (.gltf)', 'Wavefront OBJ and its files, zipped (.zip)']);
   // Every value the bar shows while the compile runs.
   await page.evaluate(() => {
     window.barValues = [];
@@ -470,7 +476,7 @@ test('Save writes the open scenery as the chosen target, with a progress bar whi
     new MutationObserver(() => { if (!bar.hidden && bar.hasAttribute('value')) window.barValues.push(bar.value); })
       .observe(bar, { attributes: true });
   });
-  await page.selectOption('#save-target', { label: '.eu7 (version 9)' });
+  await page.selectOption('#save-target', { label: 'EU7B compiled from the scenery, version 9 (.eu7)' });
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
   expect(download.suggestedFilename()).toBe('wrapinc_linia053.eu7');
   const bytes = readFileSync(await download.path());

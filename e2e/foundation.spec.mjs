@@ -105,7 +105,7 @@ test('dropping TD.v6.eu7 shows version 6 and its 9 chunks with the right offsets
   await openViewer(page);
   await dropFile(page, 'TD.v6.eu7', bytes);
   await expect(page.locator('#file-name')).toHaveText('TD.v6.eu7');
-  await expect(page.locator('#file-format')).toHaveText('EU7B version 6');
+  await expect(page.locator('#file-format')).toHaveText('EU7B compiled MaSzyna scenery module, version 6');
   await expect(page.locator('#file-size')).toHaveText('42,520 bytes');
   await expect(page.locator('#file-strings')).toHaveText('305');
   const expected = walkChunks(bytes);
@@ -133,7 +133,10 @@ test('random bytes and a truncated EU7B show clear errors; a valid file still lo
   await expect(page.locator('#error-file')).toHaveText('noise.bin');
   await expect(page.locator('#error-message')).toContainText('unknown_format');
   await expect(page.locator('#error-message')).toContainText('not a recognised file (4096 bytes');
-  await expect(page.locator('#file-info')).toBeHidden();
+  // The demo open before stays open and on screen.
+  await expect(page.locator('#file-info')).toBeVisible();
+  await expect(page.locator('#file-name')).toHaveText('demo.scn');
+  await expect(page.locator('#error-kept')).toContainText('Still showing demo.scn');
 
   await dropFile(page, 'noise.eu7', Buffer.concat([Buffer.from('XXXX'), randomBytes(100)]));
   await expect(page.locator('#error-message')).toContainText('not an EU7B file: magic at 0x0 is 58 58 58 58');
@@ -159,7 +162,7 @@ test('a file picked with the file input opens, and a second file replaces the fi
   const root = sample('maszyna/eu7/TD.v9-root.eu7');
   await page.setInputFiles('#file-input', { name: 'TD.v9-root.eu7', mimeType: 'application/octet-stream', buffer: root });
   await page.waitForFunction(() => window.sceneria.lastResult?.name === 'TD.v9-root.eu7');
-  await expect(page.locator('#file-format')).toHaveText('EU7B version 9');
+  await expect(page.locator('#file-format')).toHaveText('EU7B compiled MaSzyna scenery module, version 9');
   const chunks = await shownChunks(page);
   expect(chunks.map((c) => c.id)).toEqual(['STRS', 'INCL', 'TRAK', 'MESH', 'PIDX', 'PROT', 'PACK', 'TRAC', 'DYNM', 'TRSE', 'EVNT', 'FINT']);
   expect(chunks[5]).toEqual({ id: 'PROT', offset: 30313, size: 8 });

@@ -57,9 +57,10 @@ test('ks.b3d dropped with ks.res draws textured, its blocks in the outliner; gro
   await expect(page.locator('#missing-files li')).toHaveCount(0);
   const textured = await look(page, middle, 28);
   const frame = textured.length / 4;
-  // Texels where the placeholder colours were: measured 24 % of the frame changed, 238 colours
-  // become 7,097.
-  expect(countDiffering(plain, textured, 30) / frame).toBeGreaterThan(0.1);
+  // Texels where the placeholder colours were: measured 5.5 % of the frame changed (the ground
+  // quads' area; the 24 % measured before issue 35 counted the view shifting as the bar's notice
+  // came and went), 238 colours become 7,097.
+  expect(countDiffering(plain, textured, 30) / frame).toBeGreaterThan(0.04);
   expect(colours(textured)).toBeGreaterThan(5 * colours(plain));
 
   // The LOD container (lod0 and lod1 cover B3D x 30-34, finer and coarser) and the switch (a mesh
@@ -103,9 +104,9 @@ test('ks.b3d dropped with ks.res draws textured, its blocks in the outliner; gro
   // A row opens its block: type, kind, where it lies, its fields.
   await rows.filter({ hasText: 'KsSpace0' }).click();
   await expect(page.locator('#inspector-title')).toHaveText('Blocks #0 · KsSpace0');
-  await expect(page.locator('#record-fields dt:text-is("type") + dd')).toHaveText('24');
-  await expect(page.locator('#record-fields dt:text-is("offset") + dd')).toHaveText('0x1a0');
-  await expect(page.locator('#record-fields dt:text-is("position") + dd')).toHaveText('10, 20, 1');
+  await expect(page.locator('#record-fields th:text-is("type") + td')).toHaveText('24');
+  await expect(page.locator('#record-fields th:text-is("offset") + td')).toHaveText('0x1a0');
+  await expect(page.locator('#record-fields th:text-is("position") + td')).toHaveText('10, 20, 1');
 
   // A click on the canvas opens the block drawn there.
   const hit = await page.evaluate(() => {

@@ -57,19 +57,26 @@ test('a scenery dropped with its game folder draws its models textured and insta
   const root = join(mkdtempSync(join(tmpdir(), 'sceneria-models-')), 'MaSzyna');
   gameFolder(root);
 
-  // The scenery alone: boxes, nothing red where the E3D stands.
+  // The scenery alone: boxes, nothing red where the E3D stands, and every model it names listed
+  // as missing (tried against no files at all).
   await openViewer(page);
   await page.setInputFiles('#file-input', join(root, 'scenery', 'gen.eu7'));
-  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'gen.eu7');
-  expect(await page.evaluate(() => window.sceneria.models)).toBeNull();  // no files: no loading
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'gen.eu7' && window.sceneria.models?.done, null, { timeout: 60_000 });
+  const alone = await page.evaluate(() => window.sceneria.models);
+  expect(alone.loaded).toBe(0);
+  expect(alone.failed).toBeGreaterThan(10);
+  const listedAlone = await page.$$eval('#missing-files li', (items) => items.map((li) => li.textContent));
+  expect(listedAlone).toContain('drzewa/sosna1.t3d');
   const sosna = await placement(page, 'drzewa/sosna1.t3d');
   expect(sosna).not.toBeNull();
   const boxes = await view(page, sosna.location, 14);
   expect(redShare(boxes)).toBeLessThan(0.0002);
 
   // With its folder: the models load in the worker, nearest first, and replace their boxes.
+  const aloneDoc = await page.evaluate(() => window.sceneria.lastResult.doc);
   await page.setInputFiles('#folder-input', root);
-  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'gen.eu7' && window.sceneria.models?.done, null, { timeout: 60_000 });
+  await page.waitForFunction((doc) => window.sceneria.lastResult?.name === 'gen.eu7' && window.sceneria.lastResult.doc > doc && window.sceneria.models?.done,
+                             aloneDoc, { timeout: 60_000 });
   const models = await page.evaluate(() => window.sceneria.models);
   expect(models.loaded).toBe(2);
   expect(models.failed).toBeGreaterThan(10);  // every other model file of the scenery

@@ -37,11 +37,11 @@ test('TD.v6: record counts in the chunk table and browsable tracks and events', 
   await page.locator('#records .vl-row').first().click();
   await expect(page.locator('#inspector')).toBeVisible();
   await expect(page.locator('#inspector-title')).toContainText('Tracks #0');
-  const fields = await page.$$eval('#record-fields dt', (d) => d.map((x) => x.textContent));
+  const fields = await page.$$eval('#record-fields th', (d) => d.map((x) => x.textContent));
   expect(fields).toEqual(expect.arrayContaining(['node', 'type', 'length', 'paths', 'tails']));
   // 32-bit floats at their own precision: TD.scn says gauge 1.435, stored as the float
   // 1.434999942779541; the exact value is on hover.
-  const width = page.locator('#record-fields dt:text-is("width") + dd');
+  const width = page.locator('#record-fields th:text-is("width") + td');
   await expect(width).toHaveText('1.435');
   await expect(width).toHaveAttribute('title', String(Math.fround(1.435)));
 });
@@ -71,7 +71,7 @@ test('a generated 1,000,000-model scenery: every list is there and the last PACK
   await expect(lastRow).toContainText(`section ${last.row},${last.col}`);
   // Its full record.
   await lastRow.click();
-  await expect(page.locator('#record-fields dt', { hasText: 'section' })).toHaveCount(2);  // section, section_format
+  await expect(page.locator('#record-fields th', { hasText: 'section' })).toHaveCount(2);  // section, section_format
   await expect(page.locator('#inspector-title')).toContainText('PACK models #999,999');
   const record = await page.evaluate(() => new Promise((done) => {
     document.addEventListener('sceneria:record', (e) => done(e.detail), { once: true });

@@ -98,7 +98,7 @@ test('opened by URL: the first frame after fetching under 2% of the file, then s
   await page.evaluate((o) => window.sceneria.inspect(o.kind, o.index, { object: o.id }), streamed);
   await expect(page.locator('#inspector-title')).toContainText(`PACK models #${streamed.index.toLocaleString('en-US')}`);
   // Shown at float precision (the shortest decimal that reads back as the stored float), exact on hover.
-  const shown = page.locator('#record-fields dt:has-text("location") + dd');
+  const shown = page.locator('#record-fields th:has-text("location") + td');
   expect((await shown.textContent()).split(',').map((x) => Math.fround(Number(x)))).toEqual(location);
   expect((await shown.getAttribute('title')).split(',').map(Number)).toEqual(location);
 });
@@ -131,7 +131,7 @@ test('sections decode on worker threads; model names load after the view and the
   expect(named).not.toBeNull();
   expect(named.name).toMatch(/^(bud|obj)_\d+$/);
   await page.evaluate((o) => window.sceneria.inspect(o.kind, o.index, { object: o.id }), named);
-  await expect(page.locator('#record-fields dt:text-is("name") + dd')).toHaveText(named.name);
+  await expect(page.locator('#record-fields th:text-is("name") + td')).toHaveText(named.name);
   const s = await page.evaluate(() => window.sceneria.stream);
   expect(s.bytes).toBeLessThan(size / 2);
   await expectStreamedModelOnScreen(page);

@@ -48,7 +48,7 @@ async function lookAndRead(page, point, distance, radius = 3) {
 
 test('TD.v6: every track and wire is drawn where TD.scn puts it, and the view matches its screenshot', async ({ page }) => {
   requireSamples();
-  test.setTimeout(180_000);  // about 200 frames: two per track and checked wire
+  test.setTimeout(360_000);  // about 200 frames: two per track and checked wire (3 min on a busy 2-core machine)
   // Oracles: the reference reader's counts and the text scenery the module was baked from.
   const ref = referenceCounts('maszyna/eu7/TD.v6.eu7');
   const td = tdScenery();
@@ -104,7 +104,7 @@ test('TD.v6: every track and wire is drawn where TD.scn puts it, and the view ma
   }, ref.tracks);
   expect(trackIds).toEqual(trackIds.map((_, i) => trackIds[0] + i));
   const tracksShare = await frameChange(page, [trackIds[0], trackIds.length]);
-  expect(tracksShare).toBeGreaterThan(0.0003);
+  expect(tracksShare).toBeGreaterThan(0.0002);  // framed whole with a tenth to spare (issue 35): 0.025 %
   await page.evaluate(() => window.sceneria.viewer.renderFrame());
   const shot = await page.locator('#canvas').screenshot();
   if (process.env.SCENERIA_UPDATE_BASELINE === '1') writeFileSync(baseline, shot);
@@ -280,12 +280,15 @@ test('stats overlay, screenshot, help and camera modes', async ({ page }) => {
   expect(shot.pngVsDrawn).toBeGreaterThanOrEqual(0);
   expect(shot.pngVsDrawn / total).toBeLessThan(0.001);
   expect(shot.drawnVsEmpty / total).toBeGreaterThan(0.02);
+  // Shortcuts work while the view has focus (a click gives it).
+  await page.locator('#canvas').focus();
   await page.keyboard.press('h');
   await expect(page.locator('#help')).toBeVisible();
   await page.keyboard.press('h');
   await expect(page.locator('#help')).toBeHidden();
-  // Fly: a held W moves the eye forward along the view: 40 m/s, by a fixed time step (the render
-  // loop's own real-time movement happens between calls, not inside one).
+  // Fly: a held W moves the eye forward along the view at the speed that crosses the scene in
+  // twenty seconds, by a fixed time step (the render loop's own real-time movement happens
+  // between calls, not inside one).
   await page.click('#mode-fly');
   await expect(page.locator('#mode-fly')).toHaveClass(/active/);
   await page.locator('#canvas').focus();
@@ -300,8 +303,12 @@ test('stats overlay, screenshot, help and camera modes', async ({ page }) => {
   expect(after.mode).toBe('fly');
   const d = [0, 1, 2].map((k) => after.eye[k] - before.eye[k]);
   const along = d[0] * before.forward[0] + d[1] * before.forward[1] + d[2] * before.forward[2];
-  expect(along).toBeCloseTo(20, 3);
-  expect(Math.hypot(...d)).toBeCloseTo(20, 3);
+  // Set as the demo opened (its lines and ground, before the staged models): a few kilometres,
+  // faster than the old fixed 40 m/s.
+  expect(before.flySpeed).toBeGreaterThan(40);
+  expect(before.flySpeed).toBeLessThanOrEqual(300);
+  expect(along).toBeCloseTo(before.flySpeed * 0.5, 3);
+  expect(Math.hypot(...d)).toBeCloseTo(before.flySpeed * 0.5, 3);
   // Without the key, a step does not move.
   const still = await page.evaluate(() => { const v = window.sceneria.viewer; const a = v.camera(); v.step(0.5); return [a.eye, v.camera().eye]; });
   expect(still[1]).toEqual(still[0]);

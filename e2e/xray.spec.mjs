@@ -49,9 +49,9 @@ test('test_fmt_vmrefs.object dropped with its texture draws green where the text
   await expect(surface).toContainText('sigaret_S');
   await surface.click();
   await expect(page.locator('#inspector-title')).toContainText('sigaret_S');
-  await expect(page.locator('#record-fields dt:text-is("texture") + dd')).toHaveText('item\\sigaret');
-  await expect(page.locator('#record-fields dt:text-is("game_material") + dd')).toHaveText('default_object');
-  await expect(page.locator('#record-fields dt:text-is("shader") + dd')).toHaveText('models\\model');
+  await expect(page.locator('#record-fields th:text-is("texture") + td')).toHaveText('item\\sigaret');
+  await expect(page.locator('#record-fields th:text-is("game_material") + td')).toHaveText('default_object');
+  await expect(page.locator('#record-fields th:text-is("shader") + td')).toHaveText('models\\model');
 
   // A click on the model opens its mesh.
   const hit = await page.evaluate(() => {

@@ -217,6 +217,22 @@ TEST(Registry, ListsItsFormatsAndSaysWhatItTriedForAnUnknownFile) {
     EXPECT_FALSE(f["extensions"].empty());
   }
   EXPECT_NE(accepted_extensions().find(".eu7"), std::string::npos);
+  // A picker offers what is opened with a file too (a model's .mat skins and .tga textures),
+  // each extension once (".dds" is a format and a texture).
+  {
+    const std::string accept = "," + accepted_extensions() + ",";
+    for (const char* ext : {".mat", ".tga", ".png", ".dds", ".e3d", ".res"}) {
+      const std::string item = std::string(",") + ext + ",";
+      const auto at = accept.find(item);
+      EXPECT_NE(at, std::string::npos) << ext;
+      EXPECT_EQ(accept.find(item, at + 1), std::string::npos) << ext << " twice in " << accept;
+    }
+  }
+  // Saving offers glTF binary first for what draws, a format's own writer otherwise.
+  for (const auto& f : all) {
+    const Format* format = find_format(f["id"].get<std::string>());
+    EXPECT_EQ(f["saveDefault"], format->draws ? "glb" : std::string(format->writers.empty() ? "" : format->writers.front().id)) << format->id;
+  }
   const std::vector<std::uint8_t> noise(64, 0x55);
   auto r = detect(noise, "noise.bin", noise.size());
   ASSERT_FALSE(r.ok());

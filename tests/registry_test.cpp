@@ -30,6 +30,16 @@ TEST(Inspect, RandomBytesAreAnUnknownFormat) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, Errc::unknown_format);
   EXPECT_NE(r.error().message.find("noise.bin: not a recognised file (4096 bytes"), std::string::npos);
+  // Each format tried is named with its extensions once, whether or not its name ends in them.
+  const std::string& m = r.error().message;
+  for (const Format& f : formats()) {
+    for (std::string_view ext : f.extensions) {
+      std::size_t seen = 0;
+      for (std::size_t at = m.find(std::string(ext) + ")"); at != std::string::npos; at = m.find(std::string(ext) + ")", at + 1)) ++seen;
+      for (std::size_t at = m.find(std::string(ext) + " "); at != std::string::npos; at = m.find(std::string(ext) + " ", at + 1)) ++seen;
+      EXPECT_EQ(seen, 1u) << ext << " in: " << m;
+    }
+  }
 }
 
 TEST(Inspect, RandomBytesNamedEu7GetTheEu7bVerdict) {

@@ -760,9 +760,34 @@ class Viewer {
     return id == sceneria::scene::kNoObject ? -1.0 : id;
   }
   void goTo(double id) { viewer_.go_to(static_cast<std::uint32_t>(id)); }
-  void frameAll() {
-    if (const auto* scene = viewer_.scene(); scene && !scene->sections.empty())
-      viewer_.camera().frame(scene->bounds_min, scene->bounds_max);
+  void frameAll() { viewer_.frame_all(); }
+  void releaseKeys() { viewer_.release_keys(); }
+  // What the scene holds, for a host to offer only the choices that apply to it (an export's
+  // instancing where a mesh is placed more than once, its wires where there are lines, its area
+  // where the scene is bigger than one view): {objects, instances, repeated, lines, textures, extent}.
+  val contents() const {
+    val out = val::object();
+    const auto* scene = viewer_.scene();
+    double instances = 0, lines = 0, repeated = 0, extent = 0;
+    if (scene) {
+      std::vector<std::uint32_t> uses(scene->meshes.size(), 0);
+      for (const auto& s : scene->sections) {
+        instances += static_cast<double>(s.instances.size());
+        for (const auto& i : s.instances)
+          if (i.mesh >= scene->mesh_base && i.mesh - scene->mesh_base < uses.size() && ++uses[i.mesh - scene->mesh_base] == 2) ++repeated;
+        for (const auto& b : s.batches)
+          if (b.primitive == sceneria::scene::Batch::Primitive::lines) lines += static_cast<double>(b.positions.size() / 2);
+      }
+      glm::dvec3 lo, hi;
+      if (sceneria::drawn_bounds(*scene, lo, hi)) extent = glm::length(glm::dvec2(hi.x - lo.x, hi.z - lo.z));
+    }
+    out.set("objects", scene ? static_cast<double>(scene->objects.size()) : 0.0);
+    out.set("instances", instances);
+    out.set("repeated", repeated);
+    out.set("lines", lines);
+    out.set("textures", scene ? static_cast<double>(scene->textures.size()) : 0.0);
+    out.set("extent", extent);
+    return out;
   }
   void startView() { viewer_.frame_start(); }
   void setGrid(bool on) { viewer_.set_grid(on); }
@@ -792,6 +817,7 @@ class Viewer {
     out.set("yaw", rig.orbit().yaw);
     out.set("pitch", rig.orbit().pitch);
     out.set("driveSpeed", rig.drive_speed());
+    out.set("flySpeed", rig.fly_speed);
     return out;
   }
   void orbit(double dx, double dy) { viewer_.camera().drag(dx, dy); }
@@ -896,6 +922,8 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("findObject", &Viewer::findObject)
       .function("goTo", &Viewer::goTo)
       .function("frameAll", &Viewer::frameAll)
+      .function("releaseKeys", &Viewer::releaseKeys)
+      .function("contents", &Viewer::contents)
       .function("startView", &Viewer::startView)
       .function("setGrid", &Viewer::setGrid)
       .function("setLayers", &Viewer::setLayers)

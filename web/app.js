@@ -4,24 +4,44 @@
 import { Session } from './api/sceneria.mjs';
 import { startViewer } from './api/viewer.mjs';
 import { VirtualList } from './virtual-list.js';
-import { pickDocument } from './api/pick.mjs';
+import { rankDocuments } from './api/pick.mjs';
 
 const $ = (id) => document.getElementById(id);
 const status = (text) => { $('status').textContent = text; };
-// Notices stay until the next file: things the user should know (a server ignoring Range, a bad
-// link value), never as HTML.
-const notices = [];
+// Warnings belong to the action that raised them (opening a file, saving one): the panel lists
+// those of the latest action and a badge in the bar counts them; the next action clears them.
+// File text inside them is set as text, never as HTML.
+const warnings = { action: '', items: [] };
+function beginAction(action) {
+  warnings.action = action;
+  warnings.items = [];
+  showWarnings();
+}
 function notice(text) {
-  if (notices.includes(text)) return;
-  notices.push(text);
-  $('notice').textContent = notices.join(' · ');
-  $('notice').title = notices.join('\n');
-  $('notice').hidden = false;
+  if (warnings.items.includes(text)) return;
+  warnings.items.push(text);
+  showWarnings();
 }
-function clearNotices() {
-  notices.length = 0;
-  $('notice').hidden = true;
+function showWarnings() {
+  const n = warnings.items.length;
+  $('warnings').hidden = n === 0;
+  $('warnings-action').textContent = warnings.action;
+  $('warnings-count').textContent = `(${n})`;
+  $('notice').replaceChildren(...warnings.items.map((text) => {
+    const li = document.createElement('li');
+    li.textContent = text;
+    return li;
+  }));
+  $('warnings-badge').hidden = n === 0;
+  $('warnings-badge').textContent = `⚠ ${n}`;
+  $('warnings-badge').setAttribute('aria-label', `${n} warning${n === 1 ? '' : 's'}: show them`);
 }
+$('warnings-badge').addEventListener('click', () => {
+  showPanel(true);
+  $('warnings').scrollIntoView({ block: 'nearest' });
+  $('warnings').tabIndex = -1;
+  $('warnings').focus();
+});
 const number = new Intl.NumberFormat('en-US');
 const hex = (n) => `0x${n.toString(16)}`;
 const STRING_ROWS = 200;  // the worker sends this many
@@ -37,22 +57,37 @@ let pendingScene = null; // a scene that arrived before the viewer was ready
 let kinds = [];
 let selection = null;    // {kind, index, object}
 let streaming = null;    // {doc, url, size, start, stats} while a scenery streams by URL (or a big File)
+let openName = '';       // the file the panel and the view show
 
 // ---- file panel ----
-function showError(name, error) {
-  $('file-info').hidden = true;
+// Each error code in plain words; the core's exact message (what, where) is behind "Details".
+const PLAIN_ERRORS = {
+  unknown_format: () => 'sceneria does not know this kind of file. The kinds it opens are listed under “Your files” in the welcome above.',
+  bad_magic: (name) => `This is not a readable ${extension(name) || 'file of its kind'}: it does not begin as one does (another kind of file, or a damaged one).`,
+  truncated: () => 'The file ends too early: it was cut short, perhaps by an interrupted download or copy.',
+  unsupported_version: () => 'The file is in a version of its format that sceneria does not read.',
+  bad_chunk_size: () => 'The file is damaged: one of its parts claims a size it cannot have.',
+  bad_count: () => 'The file is damaged: it promises more than it holds.',
+  bad_value: () => 'The file holds a value that cannot be right, so it was not opened.',
+  io: () => 'The file could not be read.',
+  fetch: () => 'The file could not be downloaded.',
+};
+const extension = (name) => (/\.[^./]+$/.exec(name)?.[0] || '').toLowerCase();
+function showError(name, error, kept) {
   $('error').hidden = false;
   $('error-file').textContent = name;
+  $('error-plain').textContent = (PLAIN_ERRORS[error.code] || (() => 'Something went wrong while reading it.'))(name);
   const where = error.offset !== undefined ? ` at byte ${number.format(error.offset)} (${hex(error.offset)})` : '';
   $('error-message').textContent = `${error.code}${where}: ${error.message}`;
-  status(`${name}: error`);
+  $('error-kept').textContent = kept ? `Still showing ${openName}. Open another file, or pick one from the examples.` :
+                                       'Open another file, or pick one from the examples.';
+  status(`${name}: could not be opened`);
 }
 
 function showSummary(name, s) {
-  $('error').hidden = true;
   $('file-info').hidden = false;
   $('file-name').textContent = name;
-  $('file-format').textContent = `${s.format.toUpperCase()} version ${s.version}`;
+  $('file-format').textContent = formatLabel(s);
   $('file-size').textContent = `${number.format(s.size)} bytes`;
   const hasStrings = s.strings !== undefined;
   $('file-strings').hidden = $('file-strings-label').hidden = !hasStrings;
@@ -90,41 +125,73 @@ function showSummary(name, s) {
     return li;
   }));
   $('strings-shown').textContent = s.strings > sample.length ? `(first ${sample.length} of ${number.format(s.strings)})` : '';
-  status(`${name}: ${s.format.toUpperCase()} v${s.version}, ${number.format(structure.length)} ${partName}`);
+  status(`${name}: ${formatLabel(s)}, ${counted(structure.length, partName)}`);
+}
+
+// The format's name from the registry ("MaSzyna binary model"), and its version where the file
+// has one worth saying (not 0, not absent).
+function formatLabel(s) {
+  const name = registry.find((f) => f.id === s.format)?.name.replace(/ \(\.[^)]*\)$/, '') || s.format;
+  return s.version ? `${name}, version ${s.version}` : name;
+}
+// "1 file", "118 files": the core names parts in the plural.
+function counted(n, plural) {
+  return `${number.format(n)} ${n === 1 && /[^s]s$/.test(plural) ? plural.slice(0, -1) : plural}`;
 }
 
 // ---- saving as another target ----
 // One choice per writer of the open file's format; a writer whose versions are a short list
-// (`version=6|9`) gets one choice per version.
-function showSaveTargets(capabilities) {
+// (`version=6|9`) gets one choice per version. Named by what the download is: a writer that makes
+// files beside its output (an OBJ's .mtl and images) gives a ZIP of them all.
+function showSaveTargets(capabilities, format) {
   const choices = [];
   // A scenery that streams is exported a section at a time (read by Range as the export reaches
   // it); its own formats would need it whole.
   for (const w of (capabilities?.writes || []).filter((w) => !streaming || isSceneExport({ params_spec: w.params }))) {
     const versions = /(?:^|\s)version=([0-9|]+)(?:\s|$)/.exec(w.params || '')?.[1]?.split('|').filter(Boolean) || [];
-    if (versions.length > 1) for (const v of versions) choices.push({ ...w, label: `${w.extension} (version ${v})`, params: { version: v }, params_spec: w.params });
-    else choices.push({ ...w, label: `${w.extension} (${w.id})`, params: {}, params_spec: w.params });
+    // The description's head: "glTF 2.0 binary", "Wavefront OBJ", "E3D model".
+    const head = (w.description || w.id).split(/[:,(]| with | as /)[0].trim();
+    const what = /^[a-z]+(\s|$)/.test(head) ? head.charAt(0).toUpperCase() + head.slice(1) : head;  // not "GlTF"
+    const download = w.files ? `${what} and its files, zipped (.zip)` : `${what} (${w.extension})`;
+    if (versions.length > 1) for (const v of versions) choices.push({ ...w, label: `${what}, version ${v} (${w.extension})`, params: { version: v }, params_spec: w.params });
+    else choices.push({ ...w, label: download, params: {}, params_spec: w.params });
   }
   $('save-as').hidden = choices.length === 0;
   $('save-target').replaceChildren(...choices.map((c, i) => {
     const option = document.createElement('option');
     option.value = String(i);
+    option.dataset.writer = c.id;
     option.textContent = c.label;
     option.title = c.description || '';
     return option;
   }));
   $('save-target').choices = choices;
+  // The registry's first choice for this format (glTF binary for whatever draws).
+  const preferred = registry.find((f) => f.id === format)?.saveDefault;
+  const first = choices.findIndex((c) => c.id === preferred);
+  $('save-target').value = String(Math.max(0, first));
   showExportOptions();
 }
 
-// The scene exports (glTF, OBJ) take options; the other targets do not.
+// The scene exports (glTF, OBJ) take options; the other targets do not. Each option is shown
+// where the open scene has what it acts on (viewer.contents()).
 const isSceneExport = (choice) => /(^|\s)instancing=/.test(choice?.params_spec || '');
 function showExportOptions() {
   const choice = $('save-target').choices?.[Number($('save-target').value)];
   $('export-options').hidden = $('save-as').hidden || !isSceneExport(choice);
-  $('export-radius-label').hidden = $('export-area').value !== 'camera';
+  const has = viewer?.contents() || { repeated: 1, lines: 1, textures: 1, objects: 1, extent: Infinity };
+  // A streamed scenery is more than its resident sections: everything applies.
+  const big = streaming || has.extent > 1500;
+  $('export-instancing').closest('label').hidden = !streaming && has.repeated === 0;
+  $('export-textures').closest('label').hidden = !streaming && has.textures === 0;
+  $('export-extras').closest('label').hidden = !streaming && has.objects === 0;
+  $('export-lines').closest('label').hidden = !streaming && has.lines === 0;
+  $('export-area').closest('label').hidden = !big;
+  if (!big) $('export-area').value = 'all';
+  $('export-radius-label').hidden = !big || $('export-area').value !== 'camera';
 }
 $('save-target').addEventListener('change', showExportOptions);
+$('save-as').addEventListener('focusin', showExportOptions);  // the scene may have grown since it opened
 $('export-area').addEventListener('change', showExportOptions);
 
 // The export options as the writers' params (docs/export.md), the area around the camera.
@@ -143,10 +210,11 @@ function exportParams(choice) {
 
 $('save').addEventListener('click', async () => {
   const choice = $('save-target').choices?.[Number($('save-target').value)];
-  const name = window.sceneria.lastResult?.name;
+  const name = openName;
   if (!choice || !name || !openDoc) return;
   const out = name.replace(/\.[^.]*$/, '') + choice.extension;
   const exporting = isSceneExport(choice);
+  beginAction(`Saving ${out}`);
   // A scenery still loading its visuals has not read them all yet: its export would lack them.
   if (exporting && staging?.staged) { notice(`${out}: the scenery is still loading; export it once it has loaded`); return; }
   setProgress(`writing ${out}`, 0);
@@ -314,11 +382,66 @@ function shortFloat(x) {
 function formatValue(v, round = shortFloat) {
   if (v === null) return '—';
   if (Array.isArray(v) && v.every((x) => typeof x !== 'object')) return v.map(round).join(', ');
-  if (typeof v === 'object') return JSON.stringify(v, (_, x) => round(x), 1);
+  if (typeof v === 'object') return JSON.stringify(v, (_, x) => round(x));
   return String(round(v));
 }
 
-async function inspect(kind, index, { highlight = false, object } = {}) {
+// A field's value as the inspector shows it: a short value in one line; a list of values or of
+// small lists (a terrain's 600 vertices) one per line, folded past a dozen with the count said;
+// a record inside a record as its own small table.
+const FOLD = 12;
+function valueCell(value, label) {
+  const td = document.createElement('td');
+  if (Array.isArray(value) && value.length > 0 && value.every((x) => typeof x !== 'object' || Array.isArray(x))) {
+    const lines = value.map((x) => formatValue(x));
+    const raw = value.map((x) => formatValue(x, (y) => y));
+    if (value.length <= FOLD && lines.join(', ').length <= 80) {
+      td.textContent = label ?? lines.join(Array.isArray(value[0]) ? '; ' : ', ');
+      if (raw.join() !== lines.join()) td.title = raw.join(', ');
+      return td;
+    }
+    const details = document.createElement('details');
+    const summary = document.createElement('summary');
+    summary.textContent = `${number.format(value.length)} values: ${lines.slice(0, 2).join('; ')}…`;
+    const list = document.createElement('ol');
+    list.start = 0;
+    list.className = 'values';
+    // Unfolded on demand: a list of 100,000 is made only when asked for.
+    details.addEventListener('toggle', () => {
+      if (!details.open || list.childElementCount) return;
+      list.replaceChildren(...lines.slice(0, 5000).map((text) => {
+        const li = document.createElement('li');
+        li.textContent = text;
+        return li;
+      }));
+      if (lines.length > 5000) list.append(Object.assign(document.createElement('li'), { textContent: `… ${number.format(lines.length - 5000)} more` }));
+    });
+    details.append(summary, list);
+    td.append(details);
+    return td;
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const table = document.createElement('table');
+    table.className = 'fields nested';
+    for (const [k, v] of Object.entries(value)) table.append(fieldRow(k, v));
+    td.append(table);
+    return td;
+  }
+  td.textContent = label ?? formatValue(value);
+  const raw = formatValue(value, (x) => x);
+  if (raw !== td.textContent) td.title = raw;
+  return td;
+}
+function fieldRow(key, value, label) {
+  const tr = document.createElement('tr');
+  const th = document.createElement('th');
+  th.scope = 'row';
+  th.textContent = key;
+  tr.append(th, valueCell(value, label));
+  return tr;
+}
+
+async function inspect(kind, index, { highlight = false, object, reveal = false } = {}) {
   const doc = openDoc;
   const record = await parser.record(doc, kind, index).catch(reported);
   if (doc !== openDoc) return;
@@ -335,21 +458,30 @@ async function inspect(kind, index, { highlight = false, object } = {}) {
   $('go-to').disabled = object === null || object === undefined;
   // A track, or a vehicle standing on one (the ride starts at its front, the way it faces).
   $('drive-here').hidden = kind !== 'tracks' && kind !== 'dynamics';
-  const fields = $('record-fields');
-  fields.replaceChildren();
   // Enumerated fields by name, the stored number beside it ("$labels" from the document).
   const labels = record?.$labels || {};
-  for (const [key, value] of Object.entries(record || {})) {
-    if (key === '$labels') continue;
-    const dt = document.createElement('dt');
-    dt.textContent = key;
-    const dd = document.createElement('dd');
-    dd.textContent = key in labels ? `${labels[key]} (${formatValue(value)})` : formatValue(value);
-    const raw = formatValue(value, (x) => x);
-    if (raw !== dd.textContent) dd.title = raw;
-    fields.append(dt, dd);
-  }
+  $('record-fields').tBodies[0].replaceChildren(...Object.entries(record || {}).filter(([key]) => key !== '$labels').map(([key, value]) =>
+    fieldRow(key, value, key in labels ? `${labels[key]} (${formatValue(value)})` : undefined)));
+  if (reveal) revealRow(kind, index);
   document.dispatchEvent(new CustomEvent('sceneria:record', { detail: { kind, index, record, object } }));
+}
+
+// The outliner follows a pick in the view: its list shown, its row selected and scrolled to.
+function revealRow(kind, index) {
+  if (currentKind() !== kind) {
+    if (!kinds.some((k) => k.id === kind && k.browsable !== false)) return;
+    $('record-kind').value = kind;
+    showKind(kind);
+  }
+  let position = index;
+  if (listRows) {
+    position = listRows.findIndex((r) => r.i === index);
+    if (position < 0) { showKind(kind); position = index; }  // not among the matches: the whole list
+  } else if (groupRows) {
+    $('record-group').value = '';
+    showGroup(kinds.find((k) => k.id === kind), null);
+  }
+  recordList.highlight(position);
 }
 
 function clearSelection() {
@@ -384,58 +516,87 @@ function loadScene(scene) {
 }
 
 // `reloaded`: this open replaces the same scenery because the file changed on the server.
-async function open(name, request, view = null, { reloaded = false } = {}) {
+// `keep`: {view, kind, query} to restore once it is open (the same files opened again with other
+// display choices keep the camera, the selection, the list and the search).
+async function open(name, request, view = null, { reloaded = false, keep = null } = {}) {
   const ticket = ++latest;
   setProgress(`reading ${name}`, 0);
   // The session answers the document or rejects with the core's error.
   const result = await request.then((r) => ({ ok: true, ...r }), (e) => ({ ok: false, error: {
-    code: e.code || 'internal', message: e.message, offset: e.offset, file: e.file || '', line: e.line, column: e.column } }));
+    code: e.code || 'internal', message: e.message, offset: e.offset, file: e.file || '', line: e.line, column: e.column, kept: Boolean(e.kept) } }));
   if (ticket !== latest) return;  // superseded by a newer file
   if (result.name) name = result.name;  // the demo is named by the format that made it
   setProgress(null);
   window.sceneria.lastResult = { name, ...result, reloaded: Boolean(result.reloaded || reloaded), scene: undefined };
-  openDoc = result.doc || 0;
+  if (!result.ok) {
+    // The last good view stays where the worker still has its document.
+    const kept = result.error.kept && openDoc !== 0;
+    showError(name, result.error, kept);
+    if (!kept) closeShown();
+    updateModeButtons();
+    document.dispatchEvent(new CustomEvent('sceneria:loaded', { detail: window.sceneria.lastResult }));
+    return;
+  }
+  $('error').hidden = true;
+  openName = name;
+  openDoc = result.doc;
   streaming = null;
   staging = null;
   window.sceneria.stream = null;  // the stats of a replaced scenery must not pass for this one's
   window.sceneria.staged = null;
   $('minimap').hidden = true;
   clearSelection();
-  if (result.ok) {
-    showSummary(name, result.summary);
-    showChoices(result.summary);
-    showKinds(result.lists);
-    if (result.stream) streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
-    showSaveTargets(result.summary.capabilities);
-    loadScene(result.scene);
-    // What would make the document whole (a module's resources not opened with it).
-    for (const a of result.summary.advice || []) notice(a);
-    // Non-fatal findings of the reader, with where they are (file, offset, line and column).
-    for (const w of (result.summary.warnings || []).slice(0, 20)) {
-      const where = w.line ? `line ${w.line}, column ${w.column}` : `byte ${number.format(w.offset)} (${hex(w.offset)})`;
-      notice(`${w.file || name}, ${where}: ${w.message}`);
+  showSummary(name, result.summary);
+  showChoices(result.summary);
+  showKinds(result.lists, keep?.kind);
+  if (result.stream) streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
+  updateShare();
+  loadScene(result.scene);
+  showSaveTargets(result.summary.capabilities, result.summary.format);
+  // What would make the document whole (a module's resources not opened with it).
+  for (const a of result.summary.advice || []) notice(a);
+  // Non-fatal findings of the reader, with where they are (file, offset, line and column).
+  for (const w of (result.summary.warnings || []).slice(0, 20)) {
+    const where = w.line ? `line ${w.line}, column ${w.column}` : `byte ${number.format(w.offset)} (${hex(w.offset)})`;
+    notice(`${w.file || name}, ${where}: ${w.message}`);
+  }
+  if (window.sceneria.lastResult.reloaded) {
+    notice('the file changed on the server while it was open: reloaded');
+    window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
+  }
+  if (result.staged || result.models) {
+    staging = { doc: result.doc, name, applied: 0, order: [], started: performance.now(), staged: result.staged };
+    if (result.staged) window.sceneria.staged = { done: false, applied: 0 };
+  }
+  window.sceneria.models = result.models ? { done: false, loaded: 0, failed: 0, pending: null } : null;
+  if (result.stream) {
+    const [x, y, z] = result.stream.start;
+    if (viewer) viewer.startAt(x, y, z);
+  }
+  if (view) applyView(view);
+  if (keep) {
+    if (keep.view) applyView(keep.view);
+    if (keep.query) {
+      $('search').value = keep.query;
+      runSearch();
     }
-    if (window.sceneria.lastResult.reloaded) {
-      notice('the file changed on the server while it was open: reloaded');
-      window.sceneria.reloads = (window.sceneria.reloads || 0) + 1;
-    }
-    if (result.staged || result.models) {
-      staging = { doc: result.doc, name, applied: 0, order: [], started: performance.now(), staged: result.staged };
-      if (result.staged) window.sceneria.staged = { done: false, applied: 0 };
-    }
-    window.sceneria.models = result.models ? { done: false, loaded: 0, failed: 0, pending: null } : null;
-    if (result.stream) {
-      const [x, y, z] = result.stream.start;
-      if (viewer) viewer.startAt(x, y, z);
-    }
-    if (view) applyView(view);
-  } else {
-    showError(name, result.error);
-    showKinds([]);
-    loadScene(null);
   }
   updateModeButtons();
   document.dispatchEvent(new CustomEvent('sceneria:loaded', { detail: window.sceneria.lastResult }));
+}
+
+// Nothing open any more (a failed open whose worker let the last document go).
+function closeShown() {
+  openDoc = 0;
+  openName = '';
+  streaming = staging = null;
+  window.sceneria.stream = window.sceneria.staged = null;
+  $('minimap').hidden = true;
+  $('file-info').hidden = true;
+  clearSelection();
+  showKinds([]);
+  loadScene(null);
+  updateShare();
 }
 
 // ---- camera ticks: a scenery streamed by URL, or a staged scenery's visuals ----
@@ -637,10 +798,18 @@ function applyView(view) {
   if (view.sel) inspect(view.sel.kind, view.sel.index, { highlight: true });
   updateModeButtons();
 }
+// Share links open a scenery by its URL: a file from this computer has none to give.
+const SHARE_REASON = 'Share links are for sceneries opened by URL (#v=1&src=…); a file opened from this computer has no address to share';
+function updateShare() {
+  const can = Boolean(streaming?.url);
+  $('share').setAttribute('aria-disabled', String(!can));
+  $('share').title = can ? 'Copy a link to this view' : SHARE_REASON;
+  if (!can) $('share-link').hidden = true;
+}
 $('share').addEventListener('click', async () => {
   const link = shareLink();
   const box = $('share-link');
-  if (!link) { status('share links are for sceneries opened by URL (#v=1&src=…)'); return; }
+  if (!link) { status(SHARE_REASON); return; }
   box.value = link;
   box.hidden = false;
   box.select();
@@ -651,12 +820,12 @@ $('share').addEventListener('click', async () => {
 // `params`: its format's open choices ({param: value}; the choice controls open the same files
 // again with theirs).
 let lastFiles = null;
-function openFile(file, assets = [], params = {}) {
-  clearNotices();
+function openFile(file, assets = [], params = {}, keep = null) {
+  beginAction(`Opening ${file.name}`);
   lastFiles = { file, assets };
   const ticket = latest + 1;
   const onProgress = ({ phase, fraction }) => { if (ticket === latest) setProgress(`${phase} ${file.name}`, fraction); };
-  return open(file.name, parser.open(file, { assets, params, onProgress }));
+  return open(file.name, parser.open(file, { assets, params, onProgress }), null, { keep });
 }
 // The values the choice controls show, as open params.
 function chosenParams() {
@@ -668,7 +837,9 @@ function chosenParams() {
 }
 // The same files again with the choices the panel shows.
 function reopenWithChoices() {
-  if (lastFiles) openFile(lastFiles.file, lastFiles.assets, chosenParams());
+  if (!lastFiles) return;
+  const keep = { view: viewer ? currentView() : null, kind: currentKind(), query: $('search').value.trim() };
+  openFile(lastFiles.file, lastFiles.assets, chosenParams(), keep);
 }
 
 // The open choices this file offers (summary.choices, each declared by its format: a model's skin
@@ -752,23 +923,70 @@ async function openExample(example, { demo = false } = {}) {
   window.sceneria.example = example.id;
   if (example.view) applyView({ cam: example.view, sel: null });
 }
-// `example`: the files are one of the gallery's; otherwise the user's own, and the welcome folds away.
-function openFiles(entries, { example = false } = {}) {
+// `example`: the files are one of the gallery's (the document first); otherwise the user's own,
+// and the welcome folds away. Several files open their root (api/pick.mjs: the file no other
+// names); when that is not clear the page asks, and the others stay a choice in the panel.
+let folder = null;  // {entries, order} of the files opened together
+async function openFiles(entries, { example = false } = {}) {
   if (!entries.length) return;
   if (!example) {
     $('welcome').open = false;
     $('demo-line').hidden = true;
     window.sceneria.example = null;
   }
-  // One file opens whatever its name (the core tells formats by content first, and says why not).
-  const picked = entries.length === 1 ? 0 : pickDocument(entries.map((e) => e.path), registry);
-  if (picked < 0) {
-    status(`no file here that sceneria can open (${accepted.join(' ')})`);
-    return;
+  let picked = 0, order = [0];
+  if (entries.length > 1 && !example) {
+    status(`looking through ${number.format(entries.length)} files…`);
+    const ranked = await rankDocuments(entries, registry, (i) => entries[i].file.arrayBuffer().then((b) => new Uint8Array(b)));
+    if (!ranked.order.length) {
+      status(`no file here that sceneria can open (${accepted.join(' ')})`);
+      return;
+    }
+    order = ranked.order;
+    picked = ranked.root >= 0 ? ranked.root : await askWhich(entries, ranked.roots.length ? ranked.roots : order);
+    if (picked < 0) { status('nothing opened'); return; }
   }
+  folder = entries.length > 1 && !example ? { entries, order } : null;
+  showFolder(picked);
   const main = entries[picked];
   return openFile(main.file, entries.length > 1 ? entries.filter((e) => e !== main) : []);
 }
+
+// Asks which of `indices` to open (a modal dialog: Tab stays in it, Esc cancels); -1 if none.
+function askWhich(entries, indices) {
+  const dialog = $('choose');
+  $('choose-why').textContent = indices.length === entries.length || indices.length < 2
+    ? 'None of these files names another: pick the one to view.'
+    : 'Each of these is a file no other file here names (a scenery root): pick the one to view.';
+  return new Promise((resolve) => {
+    const done = (i) => { dialog.close(); resolve(i); };
+    $('choose-files').replaceChildren(...indices.slice(0, 200).map((i) => {
+      const li = document.createElement('li');
+      const button = document.createElement('button');
+      button.className = 'button';
+      button.textContent = entries[i].path;
+      button.addEventListener('click', () => done(i));
+      li.append(button);
+      return li;
+    }));
+    $('choose-cancel').onclick = () => done(-1);
+    dialog.oncancel = (e) => { e.preventDefault(); done(-1); };
+    dialog.showModal();
+    $('choose-files').querySelector('button')?.focus();
+  });
+}
+
+// The other documents of the folder, to open instead (the same files beside them).
+function showFolder(current) {
+  $('folder-files').hidden = !folder || folder.order.length < 2;
+  if (!folder) return;
+  $('folder-file').replaceChildren(...folder.order.map((i) => new Option(folder.entries[i].path, String(i), false, i === current)));
+}
+$('folder-file').addEventListener('change', (e) => {
+  if (!folder) return;
+  const main = folder.entries[Number(e.target.value)];
+  openFile(main.file, folder.entries.filter((x) => x !== main));
+});
 
 $('file-input').addEventListener('change', (e) => {
   openFiles([...e.target.files].map((file) => ({ path: file.name, file })));
@@ -814,38 +1032,101 @@ window.addEventListener('drop', (e) => {
 
 // ---- picking on the canvas ----
 let down = null;
-$('canvas').addEventListener('pointerdown', (e) => { down = { x: e.offsetX, y: e.offsetY }; });
+// A click in the view gives it the keyboard (fly keys, shortcuts), as in any 3D tool.
+$('canvas').addEventListener('pointerdown', (e) => { down = { x: e.offsetX, y: e.offsetY }; $('canvas').focus({ preventScroll: true }); });
+// Keys held when focus leaves the view would stay down (their release goes elsewhere).
+$('canvas').addEventListener('blur', () => viewer?.releaseKeys());
+// SDL's key handler on the canvas cancels the browser's default for Tab, F1–F15 and every Ctrl
+// combination (SDL 2.26, Emscripten_HandleKey): Tab could never leave the view. Those keys are
+// kept from it (caught on the way down, before the canvas sees them) and left to the browser.
+const browserKey = (e) => e.key === 'Tab' || /^F\d+$/.test(e.key) || e.ctrlKey || e.metaKey || e.altKey;
+for (const type of ['keydown', 'keyup', 'keypress'])
+  window.addEventListener(type, (e) => { if (e.target === $('canvas') && browserKey(e)) e.stopPropagation(); }, true);
 $('canvas').addEventListener('pointerup', (e) => {
   if (!viewer || !down || e.button !== 0) return;
   const moved = Math.hypot(e.offsetX - down.x, e.offsetY - down.y);
   down = null;
   if (moved > 4) return;  // a drag, not a click
   const hit = viewer.pick(Math.round(e.offsetX), Math.round(e.offsetY));
-  if (hit) inspect(hit.kind, hit.index, { object: hit.id });
+  if (hit) inspect(hit.kind, hit.index, { object: hit.id, reveal: true });
   else clearSelection();
 });
 
 // ---- camera modes, stats, screenshot, help ----
+const HINTS = {
+  orbit: 'drag: orbit · shift-drag: pan · wheel: zoom · click: inspect · F: frame · H: help',
+  fly: 'W A S D: move · Q E: down, up · shift: faster · drag: look · wheel: speed · 1: orbit · H: help',
+  drive: 'W: faster · S: slower, reverse · wheel: speed · drag: look · 1: orbit · H: help',
+};
 function updateModeButtons() {
   if (!viewer) return;
   const mode = viewer.mode();
-  for (const b of document.querySelectorAll('.mode')) b.classList.toggle('active', b.dataset.mode === mode);
+  for (const b of document.querySelectorAll('.mode')) {
+    b.classList.toggle('active', b.dataset.mode === mode);
+    b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
+  }
+  $('help-line').textContent = HINTS[mode] || HINTS.orbit;
 }
 function setMode(mode) {
   if (!viewer) return;
   if (mode === 'drive') {
-    if ((selection?.kind === 'tracks' || selection?.kind === 'dynamics') && selection.object != null) viewer.driveFrom(selection.object);
-    else status('select a track or a vehicle first, then Drive');
+    if ((selection?.kind === 'tracks' || selection?.kind === 'dynamics') && selection.object != null && viewer.driveFrom(selection.object)) status('driving: W faster, S slower');
+    else status('select a track or a vehicle first (click it in the view or the list), then Drive');
   } else {
     viewer.setMode(mode);
+    if (/^(select a track|driving)/.test($('status').textContent)) status(mode === 'fly' ? 'flying' : '');
   }
   updateModeButtons();
 }
-for (const b of document.querySelectorAll('.mode')) b.addEventListener('click', () => setMode(b.dataset.mode));
+// A mode chosen with the mouse hands the keyboard to the view (W A S D fly at once).
+for (const b of document.querySelectorAll('.mode')) b.addEventListener('click', () => { setMode(b.dataset.mode); $('canvas').focus({ preventScroll: true }); });
 
-function toggle(id) { $(id).hidden = !$(id).hidden; }
+// Overlays with an on/off state: the button says which (aria-pressed).
+function toggle(id, on = $(id).hidden) {
+  $(id).hidden = !on;
+  const button = document.querySelector(`[aria-controls="${id}"][aria-pressed]`);
+  button?.setAttribute('aria-pressed', String(on));
+  button?.classList.toggle('active', on);
+}
 $('toggle-stats').addEventListener('click', () => toggle('stats'));
 $('toggle-help').addEventListener('click', () => toggle('help'));
+
+// The panel: collapsible (☰ or \), resizable by its splitter with the mouse or the arrow keys,
+// and narrower by default on a small screen (style.css).
+function showPanel(on) {
+  $('panel').hidden = !on;
+  $('splitter').hidden = !on;
+  $('toggle-panel').setAttribute('aria-expanded', String(on));
+}
+$('toggle-panel').addEventListener('click', () => showPanel($('panel').hidden));
+function setPanelWidth(px) {
+  const width = Math.round(Math.max(200, Math.min(px, window.innerWidth * 0.7, 800)));
+  $('panel').style.width = `${width}px`;
+  $('splitter').setAttribute('aria-valuenow', String(width));
+}
+$('splitter').addEventListener('pointerdown', (e) => {
+  e.preventDefault();
+  const splitter = $('splitter');
+  splitter.setPointerCapture(e.pointerId);
+  const left = $('panel').getBoundingClientRect().left;
+  const move = (m) => setPanelWidth(m.clientX - left);
+  const up = () => { splitter.removeEventListener('pointermove', move); splitter.removeEventListener('pointerup', up); };
+  splitter.addEventListener('pointermove', move);
+  splitter.addEventListener('pointerup', up);
+});
+$('splitter').addEventListener('keydown', (e) => {
+  const step = e.shiftKey ? 100 : 20;
+  const width = $('panel').getBoundingClientRect().width;
+  if (e.key === 'ArrowLeft') setPanelWidth(width - step);
+  else if (e.key === 'ArrowRight') setPanelWidth(width + step);
+  else return;
+  e.preventDefault();
+});
+new ResizeObserver(() => $('splitter').setAttribute('aria-valuenow', String(Math.round($('panel').getBoundingClientRect().width)))).observe($('panel'));
+
+// The pickers are buttons (reachable with Tab) in front of hidden file inputs.
+$('open-file').addEventListener('click', () => $('file-input').click());
+$('open-folder').addEventListener('click', () => $('folder-input').click());
 
 function screenshot() {
   if (!viewer) return;
@@ -884,8 +1165,16 @@ setInterval(() => {
   $('stats').textContent = lines.join('\n');
 }, 300);
 
+// Shortcuts act while the view has focus (click it, or Tab to it): typing in the list, the
+// search or any control never triggers them. Esc closes the help wherever focus is.
 window.addEventListener('keydown', (e) => {
-  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  if (e.key === 'Escape' && !$('help').hidden) { toggle('help', false); e.preventDefault(); return; }
+  if (e.key === '\\' && !(e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement)) {
+    showPanel($('panel').hidden);
+    e.preventDefault();
+    return;
+  }
+  if (e.target !== $('canvas') || e.ctrlKey || e.metaKey || e.altKey) return;
   const key = e.key.toLowerCase();
   if (key === '1') setMode('orbit');
   else if (key === '2') setMode('fly');
@@ -895,7 +1184,13 @@ window.addEventListener('keydown', (e) => {
   else if (key === 'p') screenshot();
   else if (key === 'escape') clearSelection();
   else if (key === 'g' && selection?.object != null) viewer?.goTo(selection.object);
-  else if (key === 'f' && viewer) { viewer.frameAll(); updateModeButtons(); }
+  else if (key === 'f' && viewer) {
+    // The selection if there is one, else everything.
+    if (selection?.object != null) viewer.goTo(selection.object);
+    else viewer.frameAll();
+    updateModeButtons();
+  } else return;
+  e.preventDefault();
 });
 
 // Freezes streaming where it is (nothing requested, applied or evicted; a staged scenery's
@@ -911,7 +1206,7 @@ window.sceneria = { parser, viewer: null, lastResult: null, openFile, openFiles,
 function openLink(hash) {
   const { view, problems } = parseView(hash);
   if (!view) return false;
-  clearNotices();
+  beginAction(`Opening ${view.src}`);
   for (const p of problems) {
     console.warn(`[sceneria] ${p}`);
     notice(p);

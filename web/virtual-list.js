@@ -5,9 +5,11 @@ const PAGE = 100;
 const MAX_SCROLL_HEIGHT = 4_000_000;  // px; browsers cap element heights near 33M
 const MAX_PAGES = 60;
 
+// Keyboard: the list is one tab stop (a listbox); arrows, Page Up/Down, Home and End move the
+// active row, Enter or Space selects it (as a click does).
 export class VirtualList {
   #el; #spacer; #window; #rowHeight; #fetch; #render; #onSelect;
-  #count = 0; #pages = new Map(); #pending = new Set(); #generation = 0; #selected = -1;
+  #count = 0; #pages = new Map(); #pending = new Set(); #generation = 0; #selected = -1; #active = -1;
 
   // fetchRows(first, count) -> Promise<rows | null>; renderRow(element, row); onSelect(index)
   constructor(el, { rowHeight = 22, fetchRows, renderRow, onSelect }) {
@@ -26,6 +28,7 @@ export class VirtualList {
       const row = e.target.closest('.vl-row');
       if (row && row.dataset.index) this.select(Number(row.dataset.index));
     });
+    el.addEventListener('keydown', (e) => this.#key(e));
     new ResizeObserver(() => this.#draw()).observe(el);
   }
 
@@ -37,16 +40,48 @@ export class VirtualList {
     this.#count = count;
     this.#pages.clear();
     this.#pending.clear();
-    this.#selected = -1;
+    this.#selected = this.#active = -1;
+    this.#el.removeAttribute('aria-activedescendant');
     this.#spacer.style.height = `${Math.min(count * this.#rowHeight, MAX_SCROLL_HEIGHT)}px`;
     this.#el.scrollTop = 0;
     this.#draw();
   }
 
   select(index) {
-    this.#selected = index;
+    this.#selected = this.#active = index;
     this.#draw();
     this.#onSelect?.(index);
+  }
+
+  // Marks `index` selected and scrolls it into view, without calling onSelect (the selection
+  // came from elsewhere: a click in the 3D view).
+  highlight(index) {
+    this.#selected = this.#active = index;
+    this.#reveal(index);
+  }
+
+  get selected() { return this.#selected; }
+
+  #key(e) {
+    if (!this.#count) return;
+    const page = Math.max(1, this.#visibleRows() - 1);
+    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity };
+    if (e.key in moves) {
+      e.preventDefault();
+      const from = this.#active < 0 ? (moves[e.key] > 0 ? -1 : this.#count) : this.#active;
+      this.#active = Math.max(0, Math.min(this.#count - 1, from + moves[e.key]));
+      this.#reveal(this.#active);
+    } else if ((e.key === 'Enter' || e.key === ' ') && this.#active >= 0) {
+      e.preventDefault();
+      this.select(this.#active);
+    }
+  }
+
+  #reveal(index) {
+    const first = this.#firstVisible(), visible = Math.max(1, Math.floor(this.#el.clientHeight / this.#rowHeight));
+    if (index < first) this.scrollToIndex(index);
+    else if (index >= first + visible) this.scrollToIndex(index - visible + 1);
+    else this.#draw();
   }
 
   // Scrolls so that `index` is the first visible row (or as close as the end allows).
@@ -78,8 +113,11 @@ export class VirtualList {
       const index = first + i;
       const page = this.#pages.get(Math.floor(index / PAGE));
       const el = document.createElement('div');
-      el.className = index === this.#selected ? 'vl-row selected' : 'vl-row';
+      el.className = `vl-row${index === this.#selected ? ' selected' : ''}${index === this.#active ? ' active' : ''}`;
       el.dataset.index = String(index);
+      el.id = `${this.#el.id}-row-${index}`;
+      el.setAttribute('role', 'option');
+      el.setAttribute('aria-selected', String(index === this.#selected));
       el.style.height = `${this.#rowHeight}px`;
       const row = page?.[index % PAGE];
       if (row) this.#render(el, row);
@@ -87,6 +125,9 @@ export class VirtualList {
       rows.push(el);
     }
     this.#window.replaceChildren(...rows);
+    // The active row for assistive technology (focus stays on the list).
+    if (this.#active >= first && this.#active < first + n) this.#el.setAttribute('aria-activedescendant', `${this.#el.id}-row-${this.#active}`);
+    else this.#el.removeAttribute('aria-activedescendant');
   }
 
   async #load(page) {

@@ -65,9 +65,13 @@ Result<const Format*> detect_in(std::span<const Format> formats, std::span<const
   if (const Format* f = format_named_in(formats, name)) return f;
   std::string tried;
   for (const Format& f : formats) {
+    // A format's name may end in its extensions already ("MaSzyna binary model (.e3d)"): they
+    // are said once.
     std::string exts;
     for (std::string_view ext : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(ext);
-    tried += fmt::format("{}{} ({})", tried.empty() ? "" : ", ", f.name, exts);
+    const std::string listed = "(" + exts + ")";
+    const bool named = std::string_view(f.name).ends_with(listed);
+    tried += fmt::format("{}{}{}", tried.empty() ? "" : ", ", f.name, named ? "" : " " + listed);
   }
   Error e{Errc::unknown_format, 0, fmt::format("{}: not a recognised file ({} bytes; tried: {})", name, size, tried)};
   e.file = std::string(name);

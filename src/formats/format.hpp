@@ -161,6 +161,10 @@ struct Format {
   bool picture = false;
   // What to open with a file of it, for a host's hint ("with its .res"); empty: it opens alone.
   std::string_view companions = {};
+  // The kinds of file opened with it to complete it (its textures and material files, a .b3d's
+  // .res, a vehicle's models and .fiz): a host's file picker offers them, and among files opened
+  // together they are this file's companions rather than documents to choose from.
+  std::vector<std::string_view> companion_extensions = {};
   Result<std::vector<std::uint8_t>> (*generate)(const GenerateOptions& options) = nullptr;  // synthetic samples
   // `path` and, recursively, what it includes (each once) → binary companions, on up to
   // `threads` threads; `force` rewrites fresh ones too.

@@ -86,6 +86,12 @@ std::span<const std::string_view> image_extensions() {
   return kAll;
 }
 
+std::vector<std::string_view> texture_file_extensions() {
+  std::vector<std::string_view> out{".mat"};
+  for (std::string_view ext : image_extensions()) out.push_back(ext);
+  return out;
+}
+
 std::vector<std::string> texture_candidates(std::string_view base, std::string_view name, std::span<const std::string_view> extensions) {
   const std::string key = texture_key(name);
   std::string folder(base);

@@ -43,6 +43,8 @@ std::string texture_key(std::string_view name);
 std::vector<std::string> texture_candidates(std::string_view base, std::string_view name, std::span<const std::string_view> extensions);
 // .dds .tga .png .bmp .jpg: the engine's order, without the kinds a browser cannot show (.ktx, .tex).
 std::span<const std::string_view> image_extensions();
+// The files a model's or scenery's textures come from: `.mat` and the image extensions.
+std::vector<std::string_view> texture_file_extensions();
 
 // The folder part of a file's path ("a/b/" of "a\\b\\c.e3d"; "" for a bare name): where a
 // model's textures are looked for first.

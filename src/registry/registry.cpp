@@ -42,9 +42,14 @@ Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_vie
 Result<const Format*> detect(ByteSource& source) { return detect_in(registry(), source); }
 
 std::string accepted_extensions() {
+  // The formats' own, then what is picked with them (textures, .mat files), each once.
+  std::vector<std::string_view> all;
+  for (const Format& f : registry()) all.insert(all.end(), f.extensions.begin(), f.extensions.end());
+  for (const Format& f : registry()) all.insert(all.end(), f.companion_extensions.begin(), f.companion_extensions.end());
   std::string out;
-  for (const Format& f : registry())
-    for (std::string_view ext : f.extensions) out += (out.empty() ? "" : ",") + std::string(ext);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (std::find(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(i), all[i]) == all.begin() + static_cast<std::ptrdiff_t>(i))
+      out += (out.empty() ? "" : ",") + std::string(all[i]);
   return out;
 }
 
@@ -57,10 +62,15 @@ nlohmann::ordered_json formats_json() {
     j["extensions"] = nlohmann::ordered_json::array();
     for (std::string_view ext : f.extensions) j["extensions"].push_back(ext);
     j["reads"] = f.open != nullptr;
+    j["picture"] = f.picture;
     j["streams"] = f.open_remote != nullptr;
     j["writes"] = nlohmann::ordered_json::array();
     for (const Writer& w : f.writers) j["writes"].push_back(writer_json(w));
     j["companions"] = f.companions;
+    j["companionExtensions"] = f.companion_extensions;
+    // What a host offers first when saving: the scene exports' first (glTF binary) for a format
+    // that draws, which every 3D tool reads; else the format's own first writer.
+    j["saveDefault"] = f.draws ? exports::scene_writers().front().id : f.writers.empty() ? std::string_view() : f.writers.front().id;
     j["generate"] = f.generate != nullptr;
     j["assetsFolder"] = f.assets_folder;
     j["assetsRootHolds"] = f.assets_root_holds;

@@ -25,9 +25,10 @@ const Format* format_for_name(std::string_view name);
 // The format of these bytes (detect_in over formats()).
 Result<const Format*> detect(std::span<const std::uint8_t> head, std::string_view name, std::uint64_t size);
 Result<const Format*> detect(ByteSource& source);
-// ".eu7,.json" for a file input's accept attribute.
+// ".eu7,.scn,…,.mat,.tga": every format's extensions and what is picked with them (textures,
+// material files), each once, for a file input's accept attribute.
 std::string accepted_extensions();
-// [{"id","name","extensions","reads","streams","writes":[{"id","extension","params"}],"companions","generate",
+// [{"id","name","extensions","reads","streams","writes":[{"id","extension","params"}],"companions","saveDefault","generate",
 //   "assetsFolder","assetsRootHolds","choices"}]
 nlohmann::ordered_json formats_json();
 

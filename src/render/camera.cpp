@@ -27,7 +27,7 @@ void OrbitCamera::pan(double dx, double dy, double viewport_height) {
 }
 
 void OrbitCamera::zoom(double steps) {
-  distance = std::clamp(distance * std::pow(0.85, steps), 1.0, 2.0e6);
+  distance = std::clamp(distance * std::pow(0.85, steps), 0.05, 2.0e6);  // a 3 cm knob in a cab, close up
 }
 
 glm::dvec3 OrbitCamera::eye() const {
@@ -42,7 +42,7 @@ CameraMatrices OrbitCamera::matrices(int width, int height) const {
   m.view = glm::lookAt(glm::vec3(0.0f), to_target, glm::vec3(0.0f, 1.0f, 0.0f));
   const float aspect = static_cast<float>(std::max(1, width)) / static_cast<float>(std::max(1, height));
   // Near plane scales with distance so depth precision follows the zoom level.
-  const float near_plane = static_cast<float>(std::clamp(distance * 0.01, 0.05, 50.0));
+  const float near_plane = static_cast<float>(std::clamp(distance * 0.01, 0.01, 50.0));
   m.projection = glm::perspective(static_cast<float>(fov_y), aspect, near_plane, 1.0e6f);
   m.view_projection = m.projection * m.view;
   return m;

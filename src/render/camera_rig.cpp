@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -35,16 +36,115 @@ void CameraRig::set_mode(CameraMode mode) {
   mode_ = mode;
 }
 
-void CameraRig::frame(const glm::dvec3& lo, const glm::dvec3& hi) {
+bool drawn_bounds(const scene::Scene& scene, glm::dvec3& lo, glm::dvec3& hi) {
+  lo = glm::dvec3(std::numeric_limits<double>::infinity());
+  hi = -lo;
+  for (const scene::Section& s : scene.sections) {
+    for (const scene::Batch& b : s.batches) {
+      if (b.overlay) continue;
+      for (const glm::vec3& p : b.positions) {
+        lo = glm::min(lo, s.origin + glm::dvec3(p));
+        hi = glm::max(hi, s.origin + glm::dvec3(p));
+      }
+    }
+    for (const scene::Instance& i : s.instances) {
+      if (i.mesh < scene.mesh_base || i.mesh - scene.mesh_base >= scene.meshes.size()) continue;
+      const scene::Mesh& m = scene.meshes[i.mesh - scene.mesh_base];
+      if (m.positions.empty() || m.bounds_min.x > m.bounds_max.x) continue;
+      for (int corner = 0; corner < 8; ++corner) {
+        const glm::vec3 c((corner & 1) ? m.bounds_max.x : m.bounds_min.x, (corner & 2) ? m.bounds_max.y : m.bounds_min.y,
+                          (corner & 4) ? m.bounds_max.z : m.bounds_min.z);
+        const glm::dvec3 p = s.origin + glm::dvec3(i.offset) + glm::dvec3(i.rotation * (c * i.scale));
+        lo = glm::min(lo, p);
+        hi = glm::max(hi, p);
+      }
+    }
+  }
+  return lo.x <= hi.x;
+}
+
+double CameraRig::fly_speed_for(double extent) { return std::clamp(extent / 20.0, 0.5, 300.0); }
+
+namespace {
+// How far back from `centre`, at the orbit's angles, the eye must be for every point added to
+// show in a view of `aspect` with a tenth to spare: a point at depth (distance - z) fits when
+// |x| <= tx * depth and |y| <= ty * depth.
+class ViewFit {
+ public:
+  ViewFit(const OrbitCamera& orbit, const glm::dvec3& centre, double aspect) : centre_(centre) {
+    OrbitCamera unit = orbit;  // the view's axes: `back_` from the target towards the eye
+    unit.target = glm::dvec3(0.0);
+    unit.distance = 1.0;
+    back_ = glm::normalize(unit.eye());
+    right_ = glm::normalize(glm::cross(glm::dvec3(0, 1, 0), back_));
+    up_ = glm::cross(back_, right_);
+    ty_ = std::tan(orbit.fov_y * 0.5) * 0.9;
+    tx_ = ty_ * std::max(aspect, 1e-3);
+  }
+  void add(const glm::dvec3& p) {
+    const glm::dvec3 r = p - centre_;
+    const double z = glm::dot(r, back_);
+    distance_ = std::max({distance_, z + std::abs(glm::dot(r, right_)) / tx_, z + std::abs(glm::dot(r, up_)) / ty_});
+  }
+  void add_box(const glm::dvec3& lo, const glm::dvec3& hi) {
+    for (int corner = 0; corner < 8; ++corner)
+      add({(corner & 1) ? hi.x : lo.x, (corner & 2) ? hi.y : lo.y, (corner & 4) ? hi.z : lo.z});
+  }
+  double distance() const { return distance_; }
+
+ private:
+  glm::dvec3 centre_, back_{0, 0, 1}, right_{1, 0, 0}, up_{0, 1, 0};
+  double tx_ = 1.0, ty_ = 1.0, distance_ = 0.0;
+};
+}  // namespace
+
+void CameraRig::frame(const glm::dvec3& lo, const glm::dvec3& hi, double aspect) {
   const glm::dvec3 centre = (lo + hi) * 0.5;
-  // A model of a metre or two fills the view too (a dropped model file), not only a scenery.
-  const double radius = std::max(1.0, glm::length(hi - lo) * 0.5);
-  look_at(centre, std::min(radius * 1.6, 1.5e6));
+  ViewFit fit(orbit_, centre, aspect);
+  fit.add_box(lo, hi);
+  // A flat box seen edge-on, or a point: still a step back from it.
+  const double size = glm::length(hi - lo);
+  look_at(centre, std::clamp(std::max(fit.distance(), size * 0.5 + 0.05), 0.05, 1.5e6));
+}
+
+void CameraRig::frame_scene(const scene::Scene& scene, double aspect, std::size_t vertex_limit) {
+  glm::dvec3 lo, hi;
+  if (!drawn_bounds(scene, lo, hi)) return;
+  std::size_t vertices = 0;
+  for (const scene::Section& s : scene.sections) {
+    for (const scene::Batch& b : s.batches) vertices += b.positions.size();
+    for (const scene::Instance& i : s.instances)
+      if (i.mesh >= scene.mesh_base && i.mesh - scene.mesh_base < scene.meshes.size()) vertices += scene.meshes[i.mesh - scene.mesh_base].positions.size();
+  }
+  if (vertices > vertex_limit) {
+    frame(lo, hi, aspect);
+    return;
+  }
+  // A model's parts' boxes reach well past its shape at most angles (a cab seen from a corner
+  // filled half the view): its vertices, as placed, decide.
+  const glm::dvec3 centre = (lo + hi) * 0.5;
+  ViewFit fit(orbit_, centre, aspect);
+  for (const scene::Section& s : scene.sections) {
+    for (const scene::Batch& b : s.batches)
+      if (!b.overlay)
+        for (const glm::vec3& p : b.positions) fit.add(s.origin + glm::dvec3(p));
+    for (const scene::Instance& i : s.instances) {
+      if (i.mesh < scene.mesh_base || i.mesh - scene.mesh_base >= scene.meshes.size()) continue;
+      const glm::dvec3 at = s.origin + glm::dvec3(i.offset);
+      for (const glm::vec3& p : scene.meshes[i.mesh - scene.mesh_base].positions) fit.add(at + glm::dvec3(i.rotation * (p * i.scale)));
+    }
+  }
+  look_at(centre, std::clamp(std::max(fit.distance(), 0.05), 0.05, 1.5e6));
+}
+
+void CameraRig::frame_ball(const glm::dvec3& centre, double radius, double aspect) {
+  const double half = std::atan(std::tan(orbit_.fov_y * 0.5) * std::min(1.0, std::max(aspect, 1e-3)));
+  look_at(centre, std::clamp(std::max(radius, 0.01) / std::sin(half) / 0.9, 0.05, 1.5e6));
 }
 
 void CameraRig::look_at(const glm::dvec3& target, double distance) {
   orbit_.target = target;
-  orbit_.distance = std::clamp(distance, 2.0, 2.0e6);
+  orbit_.distance = std::clamp(distance, 0.05, 2.0e6);
   mode_ = CameraMode::orbit;
 }
 
@@ -63,7 +163,7 @@ void CameraRig::pan(double dx, double dy, double h) {
 
 void CameraRig::wheel(double steps) {
   if (mode_ == CameraMode::orbit) orbit_.zoom(steps);
-  else if (mode_ == CameraMode::fly) fly_speed = std::clamp(fly_speed * std::pow(1.25, steps), 1.0, 5000.0);
+  else if (mode_ == CameraMode::fly) fly_speed = std::clamp(fly_speed * std::pow(1.25, steps), 0.1, 5000.0);
   else drive_speed_ = std::clamp(drive_speed_ + steps * 2.5, -60.0, 60.0);  // about ±216 km/h
 }
 

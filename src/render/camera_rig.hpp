@@ -2,6 +2,7 @@
 // The three ways to move through a scenery: orbit (default), fly (WASD + mouse look), and drive
 // (ride along connected tracks like a cab view). Pure maths: input comes in as deltas and key
 // states, so it runs and is tested natively.
+#include <cstddef>
 #include <cstdint>
 
 #include <glm/glm.hpp>
@@ -17,6 +18,12 @@ struct MoveInput {  // held keys for this frame
   bool forward = false, back = false, left = false, right = false, up = false, down = false, fast = false;
 };
 
+// The box of what `scene` draws, in world coordinates: its static geometry and each instance's
+// mesh box as placed (rotated and scaled). False when it draws nothing. Tighter than the scene's
+// bounds, which are padded for culling (a model's mesh far from its own origin, like a cab's
+// parts, padded them to twice its size), so that a framed model fills the view.
+bool drawn_bounds(const scene::Scene& scene, glm::dvec3& lo, glm::dvec3& hi);
+
 class CameraRig {
  public:
   CameraMode mode() const { return mode_; }
@@ -25,8 +32,14 @@ class CameraRig {
   OrbitCamera& orbit() { return orbit_; }
   const OrbitCamera& orbit() const { return orbit_; }
 
-  // Frames a world box from the orbit camera (start view, "go to").
-  void frame(const glm::dvec3& lo, const glm::dvec3& hi);
+  // Frames a world box from the orbit camera at its current angles, as close as a view of
+  // `aspect` (width / height) shows all of it with a tenth to spare (the start view, F).
+  void frame(const glm::dvec3& lo, const glm::dvec3& hi, double aspect = 1.0);
+  // The same for what `scene` draws: each vertex as placed where the scene has at most
+  // `vertex_limit` (a model: its own shape, not its parts' boxes), else each placed mesh's box.
+  void frame_scene(const scene::Scene& scene, double aspect = 1.0, std::size_t vertex_limit = 2'000'000);
+  // The same for a ball (an object: its anchor and radius; "go to").
+  void frame_ball(const glm::dvec3& centre, double radius, double aspect = 1.0);
   void look_at(const glm::dvec3& target, double distance);
 
   void drag(double dx, double dy);           // orbit: rotate; fly: look
@@ -44,8 +57,10 @@ class CameraRig {
   glm::dvec3 forward() const;
   CameraMatrices matrices(int width, int height) const;
 
-  // Fly speed in metres per second.
+  // Fly speed in metres per second: fly_speed_for what is shown, then the wheel's.
   double fly_speed = 40.0;
+  // A speed that crosses `extent` metres (what is shown) in about twenty seconds.
+  static double fly_speed_for(double extent);
 
  private:
   CameraMode mode_ = CameraMode::orbit;

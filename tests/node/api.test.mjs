@@ -10,7 +10,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import validator from 'gltf-validator';
 import { open, convert, formats, Session } from '../../api/sceneria.mjs';
-import { pickDocument } from '../../api/pick.mjs';
+import { pickDocument, rankDocuments } from '../../api/pick.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const samples = resolve(process.env.SCENERIA_SAMPLES || join(root, '../shared/samples'));
@@ -180,6 +180,44 @@ test('a format\'s open choices: declared in formats(), offered by a file, passed
   await assert.rejects(open(object, { params: { group: '1' } }), { code: 'bad_value', message: /has no open choice 'group' \(it has smoothing\)/ });
 });
 
+test('a dropped folder opens its root: the file no other names that names some itself; several are asked about', async () => {
+  const list = await formats();
+  const rank = (files) => {
+    const entries = Object.keys(files).map((path) => ({ path }));
+    return rankDocuments(entries, list, async (i) => new TextEncoder().encode(files[entries[i].path]))
+      .then((r) => ({ root: r.root < 0 ? null : entries[r.root].path, roots: r.roots.map((i) => entries[i].path), order: r.order.map((i) => entries[i].path) }));
+  };
+  // The allnodes folder: the text root, its compiled twin (naming the same includes), an include,
+  // a child module naming only models. The text is the source of the twin: it is the root.
+  const allnodes = await rank({ 'allnodes/allnodes.scn': 'include placed.scm 1 2 3 end\ninclude models_small.inc end',
+                                'allnodes/allnodes.v9-root.eu7': 'EU7B\0\0placed.scm\0models_small.inc\0',
+                                'allnodes/placed.scm': 'node -1 0 a model 0 0 0 0 lampy/lampa.t3d none end',
+                                'allnodes/placed.v6.eu7': 'EU7B\0lampy/lampa.t3d\0', 'allnodes/models_small.inc': '' });
+  assert.equal(allnodes.root, 'allnodes/allnodes.scn');
+  assert.deepEqual(allnodes.roots, ['allnodes/allnodes.scn']);
+  assert.equal(allnodes.order.length, 5);
+  // Thirteen models naming no other: asked, all offered.
+  const models = {};
+  for (let i = 0; i < 13; i++) models[`m/model${i}.e3d`] = `E3D0 textures/t${i}.dds`;
+  const m = await rank(models);
+  assert.equal(m.root, null);
+  assert.equal(m.roots.length, 13);
+  // A .b3d with its .res (a companion, no choice of its own).
+  assert.equal((await rank({ 'ks/ks.b3d': 'b3d', 'ks/ks.res': 'TEXTUREFILES 12' })).root, 'ks/ks.b3d');
+  // A scenery beside its vehicles (each .mmd naming its models): the scenery, first by kind.
+  assert.equal((await rank({ 'scenery/a.scn': 'node -1 0 t model 0 0 0 0 drzewa/sosna.t3d none end', 'models/drzewa/sosna.t3d': '',
+                            'dynamic/ep07/ep07.mmd': 'models: ep07.e3d', 'dynamic/ep07/ep07.e3d': '' })).root, 'scenery/a.scn');
+  // A scenery naming its vehicles by their stems ("dynamic pkp/test red"), each .mmd naming its
+  // model: the scenery, not a question between three vehicles.
+  assert.equal((await rank({ 'scenery/luk.scn': 'node -1 0 v dynamic pkp/test red red 0 end\nnode -1 0 w dynamic pkp/test green green 0 end',
+                            'dynamic/pkp/test/red.mmd': 'models: red.t3d', 'dynamic/pkp/test/red.t3d': '',
+                            'dynamic/pkp/test/green.mmd': 'models: green.t3d', 'dynamic/pkp/test/green.t3d': '' })).root, 'scenery/luk.scn');
+  // Two sceneries: asked.
+  const two = await rank({ 'a.scn': 'include x.inc end', 'b.scn': 'include y.inc end', 'x.inc': '', 'y.inc': '' });
+  assert.equal(two.root, null);
+  assert.deepEqual(two.roots, ['a.scn', 'b.scn']);
+});
+
 test('one rule picks the document of a folder, for the page and the API', async () => {
   const list = await formats();
   // The first extension in registry order: a module before a scenery text, a .scn before its .inc
@@ -240,16 +278,19 @@ test('a viewer session: one worker, documents by id, stale requests, the one err
     assert.equal(await session.record(a.doc, 'submodels', 0), null, 'the replaced document is stale');
     assert.equal((await session.search(b.doc, 'tracks', 'normal', 10)).length, 10);
 
-    // A truncated module: rejected with where, and the earlier document is no longer current.
+    // A truncated module: rejected with where; the document open before stays open and current
+    // (`kept`: the page keeps showing it).
     await assert.rejects(session.open(module.subarray(0, 100), { name: 'cut.eu7' }), (e) => {
       assert.equal(e.code, 'truncated');
       assert.equal(typeof e.offset, 'number');
       assert.equal(e.file, 'cut.eu7');
       assert.match(e.message, /remain|truncated|bytes/);
+      assert.equal(e.kept, true);
       return true;
     });
-    assert.equal(await session.rows(b.doc, 'tracks', 0, 1), null);
-    await assert.rejects(session.write(b.doc + 1, 'glb'), (e) => e.code === 'bad_value');
+    assert.equal((await session.rows(b.doc, 'tracks', 0, 1)).length, 1);
+    assert.equal(await session.rows(b.doc - 1, 'tracks', 0, 1), null);  // the one before it is gone
+    assert.equal(await session.write(b.doc + 1, 'glb'), null);  // the failed open made no document
 
     // A text scenery with its include: written as its twin and baked with what it includes.
     const inc = readFileSync(join(samples, 'maszyna/text/tree.inc'));

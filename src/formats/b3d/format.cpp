@@ -242,6 +242,7 @@ const Format& format() {
       .open = open,
       .writers = {{"b3d", ".b3d", "B3D module, block by block as read", "", typed<B3dDocument, write>}, dump_writer("lossless JSON (docs/json-forms.md)")},
       .companions = "with its .res (textures and materials) beside it, and the game's COMMON/COMMON.RES",
+      .companion_extensions = {".res", ".rmp"},
       // The game's root, so that a module in ENV/ finds the shared resources (find_resources).
       .assets_root_holds = "common/common.res",
       .choices = module_choices(),

@@ -50,7 +50,7 @@ class DdsDocument final : public Document {
       structure.push_back({{"name", fmt::format("level {}", i)}, {"offset", im_.levels[i].offset}, {"size", im_.levels[i].size},
                            {"detail", fmt::format("{}x{}", im_.levels[i].width, im_.levels[i].height)}});
     j["structure"] = std::move(structure);
-    j["structureName"] = "mip levels";
+    j["structureName"] = "parts";  // the header and each level: "11 mip levels" for 10 misled
     return j;
   }
 

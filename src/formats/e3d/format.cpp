@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/textures.hpp"
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/json.hpp"
 #include "formats/open_file.hpp"
@@ -50,6 +51,7 @@ const Format& format() {
       .open = open,
       .writers = {{"e3d", ".e3d", "E3D model, chunk by chunk as read", "", write_e3d}, dump_writer("lossless JSON (docs/json-forms.md)")},
       .companions = "with its textures (and skin sets) beside it or in the game's textures/ folder",
+      .companion_extensions = texture_file_extensions(),
       .choices = model_choices(),
   };
   return f;

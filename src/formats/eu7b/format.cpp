@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/textures.hpp"
 #include "core/text.hpp"
 #include "formats/eu7b/browse.hpp"
 #include "formats/eu7b/convert.hpp"
@@ -419,6 +420,7 @@ const Format& format() {
                   {"json", ".json", "lossless JSON (docs/eu7b-json.md)", "version=4..9 pack-format=flat|1..6",
                    gathered<typed_stream<Eu7bDocument, stream_json>>, {}, false, typed_stream<Eu7bDocument, stream_json>}},
       .companions = "as its game folder (scenery/, models/, textures/, dynamic/) for its models, textures and trains",
+      .companion_extensions = texture_file_extensions(),
       .generate = generate,
       .assets_folder = "scenery",
       .converts_in_pieces = true,

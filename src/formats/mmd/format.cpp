@@ -22,6 +22,13 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// A vehicle's folder: its models, its physics and its textures and skins.
+std::vector<std::string_view> vehicle_file_extensions() {
+  std::vector<std::string_view> out{".e3d", ".t3d", ".fiz"};
+  for (std::string_view ext : texture_file_extensions()) out.push_back(ext);
+  return out;
+}
+
 // A model file the definition names, and what became of it.
 struct Part {
   std::string role;   // "body", "low-poly interior", "cab 1", "attachment", "coupler adapter"
@@ -403,6 +410,7 @@ const Format& format() {
       .writers = {{"mmd", ".mmd", "the vehicle media file, entry by entry as read", "", typed<MmdDocument, write>},
                   dump_writer("lossless JSON: its entries with their text (docs/json-forms.md#mmd)")},
       .companions = "as the vehicle's folder: its models, skin sets and .fiz",
+      .companion_extensions = vehicle_file_extensions(),
       .choices = {{.param = "skin-set", .label = "Skin set", .help = "The livery: the textures <set>,1 … <set>,4 the vehicle's replaceable skins take"},
                   {.param = "markers", .label = "Markers", .help = "Draw the vehicle's length, bogies, motors and doors", .toggle = true, .value = "true"}},
   };

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/textures.hpp"
 #include "io/json_io.hpp"
 
 #include "formats/eu7b/browse.hpp"
@@ -85,7 +86,7 @@ class SceneryDocument final : public Document {
       structure.push_back({{"name", "entries"}, {"offset", t.entries_offset}, {"size", bytes_.view.size() - t.entries_offset}, {"count", t.entries.size()}});
       structure.push_back({{"name", "infra nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", infra}});
       structure.push_back({{"name", "visual nodes"}, {"offset", t.markers.empty() ? 0 : t.markers.front().offset}, {"size", 0}, {"count", visual}});
-      j["structureName"] = "twin";
+      j["structureName"] = "twin parts";
     } else {
       for (std::size_t f = 0; f < in().files.size(); ++f) structure.push_back({{"name", in().files[f]}, {"offset", 0}, {"size", f == 0 ? bytes_.view.size() : 0}});
       j["structureName"] = "files";
@@ -456,6 +457,7 @@ const Format& text_format() {
       .open = open_text,
       .writers = writers(),
       .companions = "as its game folder: the files it includes, models/, textures/ and dynamic/",
+      .companion_extensions = texture_file_extensions(),
       .bake = bake_tree,
       .assets_folder = "scenery",
   };
@@ -471,6 +473,7 @@ const Format& twin_format() {
       .open = open_twin,
       .writers = writers(),
       .companions = "as its game folder: the files it includes, models/, textures/ and dynamic/",
+      .companion_extensions = texture_file_extensions(),
       .assets_folder = "scenery",
   };
   return f;

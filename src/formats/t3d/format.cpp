@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/textures.hpp"
 #include "core/text.hpp"
 #include "formats/e3d/document.hpp"
 #include "formats/e3d/format.hpp"
@@ -104,6 +105,7 @@ const Format& format() {
       .writers = {{"e3d", ".e3d", "E3D model as the engine's converter writes it (float vertices, the banana root)", "", e3d::write_e3d},
                   dump_writer("lossless JSON of the E3D it converts to (docs/json-forms.md)")},
       .companions = "with its textures (and skin sets) beside it or in the game's textures/ folder",
+      .companion_extensions = texture_file_extensions(),
       .choices = e3d::model_choices(),
   };
   return f;

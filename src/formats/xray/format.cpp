@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/textures.hpp"
 #include "formats/open_file.hpp"
 #include "formats/typed_writer.hpp"
 #include "formats/xray/document.hpp"
@@ -55,6 +56,7 @@ const Format& format() {
                   dump_writer("lossless JSON (docs/json-forms.md#x-ray)")},
       // gamedata/objects/... names its textures as gamedata/textures/... does.
       .companions = "with its gamedata/textures folder",
+      .companion_extensions = texture_file_extensions(),
       .assets_folder = "gamedata",
       .choices = object_choices(),
   };

@@ -89,6 +89,11 @@ bool WebViewer::load_scene(std::span<const std::uint8_t> bytes, std::string& err
   rig_.orbit().yaw = fresh.yaw;
   rig_.orbit().pitch = fresh.pitch;
   frame_start();
+  // Flying crosses what is shown in about twenty seconds: a cab at walking pace, a scenery's
+  // few kilometres at a train's speed or more (its whole extent beyond that is too far to matter).
+  glm::dvec3 lo, hi;
+  const double extent = drawn_bounds(*scene_, lo, hi) ? glm::length(glm::dvec2(hi.x - lo.x, hi.z - lo.z)) : 100.0;
+  rig_.fly_speed = CameraRig::fly_speed_for(std::min(extent, 8000.0));
   return true;
 }
 
@@ -138,7 +143,7 @@ void WebViewer::frame_start() {
   // close enough to see the line and what stands beside it.
   const double size = glm::length(scene_->bounds_max - scene_->bounds_min);
   if (size <= 8000.0) {
-    rig_.frame(scene_->bounds_min, scene_->bounds_max);
+    frame_all();
     return;
   }
   const scene::Section* busiest = nullptr;
@@ -160,9 +165,18 @@ void WebViewer::frame_start() {
   } else if (!scene_->tracks.empty()) {
     rig_.look_at(scene_->tracks.front().p[0], 350.0);
   } else {
-    rig_.frame(scene_->bounds_min, scene_->bounds_max);
+    frame_all();
   }
 }
+
+void WebViewer::frame_all() {
+  if (!scene_ || scene_->sections.empty()) return;
+  glm::dvec3 lo, hi;
+  if (drawn_bounds(*scene_, lo, hi)) rig_.frame_scene(*scene_, aspect());
+  else rig_.frame(scene_->bounds_min, scene_->bounds_max, aspect());
+}
+
+void WebViewer::release_keys() { SDL_ResetKeyboard(); }
 
 void WebViewer::clear_scene() {
   renderer_.set_scene(nullptr);
@@ -194,7 +208,7 @@ std::uint32_t WebViewer::find_object(const std::string& kind, std::uint64_t inde
 void WebViewer::go_to(std::uint32_t object) {
   if (!scene_ || object >= scene_->objects.size()) return;
   const scene::Object& o = scene_->objects[object];
-  rig_.look_at(o.anchor, std::clamp(static_cast<double>(o.radius) * 3.0, 25.0, 5000.0));
+  rig_.frame_ball(o.anchor, static_cast<double>(o.radius), aspect());
   renderer_.set_highlight(object);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The browser host for the renderer: SDL2 owns the WebGL2 canvas (#canvas), its input events and
 // the GL context; the render loop runs in C++ via emscripten_set_main_loop.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -44,6 +45,10 @@ class WebViewer {
   void start_at(const glm::dvec3& point) { rig_.look_at(point, 350.0); }
   // The start view: framing the content, or the line's start for big sceneries.
   void frame_start();
+  // Frames everything drawn so that it fills the view.
+  void frame_all();
+  // Lets go of every held key (focus left the canvas while one was down: its release went elsewhere).
+  void release_keys();
   void set_grid(bool on) { renderer_.set_grid(on); }
   void set_layers(bool statics, bool models) { renderer_.set_layers(statics, models); }
   // Advances the camera by `seconds` with the keys held now, without drawing: deterministic
@@ -63,6 +68,7 @@ class WebViewer {
   void go_to(std::uint32_t object);
   bool drive_from(std::uint32_t object);  // starts drive mode on the track of `object`
 
+  double aspect() const { return static_cast<double>(width_) / std::max(1, height_); }
   int width() const { return width_; }
   int height() const { return height_; }
   std::uint64_t frames() const { return frames_; }

@@ -5,28 +5,31 @@
 // path. Extensions match without case. `formats`: formats() (the registry's list). Returns the
 // index in `paths`, or -1 when no file is of a format that reads.
 export function pickDocument(paths, formats) {
-  const extensions = formats.filter((f) => f.reads).flatMap((f) => f.extensions);
-  const key = (path) => {
-    const lower = path.toLowerCase();
-    const rank = extensions.findIndex((e) => lower.endsWith(e));
-    return { rank: rank < 0 ? Infinity : rank, depth: path.split('/').length, path };
-  };
-  const before = (a, b) => a.rank - b.rank || a.depth - b.depth || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const extensions = readExtensions(formats);
   let best = -1, bestKey = null;
   paths.forEach((path, i) => {
-    const k = key(path);
+    const k = documentKey(path, extensions);
     if (k.rank === Infinity) return;
-    if (!bestKey || before(k, bestKey) < 0) { best = i; bestKey = k; }
+    if (!bestKey || compareKeys(k, bestKey) < 0) { best = i; bestKey = k; }
   });
   return best;
 }
+
+// Every extension a reading format has, in registry order: a path's rank is its place here.
+const readExtensions = (formats) => formats.filter((f) => f.reads).flatMap((f) => f.extensions);
+function documentKey(path, extensions) {
+  const lower = path.toLowerCase();
+  const rank = extensions.findIndex((e) => lower.endsWith(e));
+  return { rank: rank < 0 ? Infinity : rank, depth: path.split('/').length, path };
+}
+const compareKeys = (a, b) => a.rank - b.rank || a.depth - b.depth || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 // The documents of a dropped folder in the order to offer them, and its root when one is clear:
 // the file no other file of the folder names (an include, a model, a module) that names some
 // itself. Names are found by scanning each file's bytes for the others' file names, or their
 // stems standing alone (text and binary alike: an EU7B module keeps its includes' names in its
-// strings, a scenery names a vehicle by its stem), so the rule knows no format. Two roots of the same name (allnodes.scn and allnodes.v9-root.eu7) are one scenery
-// twice: the one whose format writes the other's (its source) is the root. Several roots, or a
+// strings, a scenery names a vehicle by its stem), so the rule knows no format. Two roots of the
+// same name (allnodes.scn and allnodes.v9-root.eu7) are one scenery twice: the one whose format writes the other's (its source) is the root. Several roots, or a
 // folder of files that name none (13 models), is ambiguous: `root` is -1 and the host asks.
 // `entries`: [{path}]; `read(i)` resolves to entry i's bytes (Uint8Array). Pictures (textures) are
 // documents only in a folder of nothing else. Scans at most `budget` bytes, best-ranked first.
@@ -45,7 +48,10 @@ export async function rankDocuments(entries, formats, read, { budget = 64 << 20 
   const completes = (c, d) => (d.format.companionExtensions || []).some((e) => paths[c.i].toLowerCase().endsWith(e));
   const documents = candidates.filter((c) => !candidates.some((d) => d !== c && completes(c, d) && !completes(d, c)));
   if (documents.length) candidates = documents;
-  const byPick = [...candidates].sort((a, b) => order(paths, formats, a.i, b.i));
+  const extensions = readExtensions(formats);
+  const keys = new Map(candidates.map((c) => [c.i, documentKey(paths[c.i], extensions)]));
+  const order = (a, b) => compareKeys(keys.get(a.i), keys.get(b.i));
+  const byPick = [...candidates].sort(order);
   if (byPick.length <= 1) return { order: byPick.map((c) => c.i), root: byPick[0]?.i ?? -1, roots: byPick.map((c) => c.i) };
 
   const base = (p) => p.replace(/\\/g, '/').split('/').pop().toLowerCase();
@@ -82,26 +88,14 @@ export async function rankDocuments(entries, formats, read, { budget = 64 << 20 
   const writes = (a, b) => (a.format.writes || []).some((w) => b.format.extensions.includes(w.extension)) &&
                            !(b.format.writes || []).some((w) => a.format.extensions.includes(w.extension));
   roots = roots.filter((r) => !roots.some((s) => s !== r && stem(s.i) === stem(r.i) && writes(s, r)));
-  roots.sort((a, b) => order(paths, formats, a.i, b.i));
+  roots.sort(order);
   const rootSet = new Set(roots.map((r) => r.i));
   const orderOut = [...roots.map((r) => r.i), ...byPick.filter((c) => !rootSet.has(c.i)).map((c) => c.i)];
   // Clear when one root comes first by kind (a scenery before the vehicles beside it); two of one
   // kind (two sceneries; thirteen models naming nothing) are for the user to choose.
-  const rank = (i) => extensionRank(paths[i], formats);
   const first = roots.length ? roots : byPick;
-  const clear = first.length === 1 || rank(first[0].i) !== rank(first[1].i);
+  const clear = first.length === 1 || keys.get(first[0].i).rank !== keys.get(first[1].i).rank;
   return { order: orderOut, root: clear ? first[0].i : -1, roots: (roots.length ? roots : byPick).map((r) => r.i) };
-}
-
-function extensionRank(path, formats) {
-  const lower = path.toLowerCase();
-  return formats.filter((f) => f.reads).flatMap((f) => f.extensions).findIndex((e) => lower.endsWith(e));
-}
-
-// pickDocument's order between two paths (by index).
-function order(paths, formats, a, b) {
-  const picked = pickDocument([paths[a], paths[b]], formats);
-  return picked === 0 ? -1 : picked === 1 ? 1 : 0;
 }
 
 function latin1(bytes) {

@@ -107,9 +107,9 @@ void CameraRig::frame(const glm::dvec3& lo, const glm::dvec3& hi, double aspect)
   look_at(centre, std::clamp(std::max(fit.distance(), size * 0.5 + 0.05), 0.05, 1.5e6));
 }
 
-void CameraRig::frame_scene(const scene::Scene& scene, double aspect, std::size_t vertex_limit) {
+bool CameraRig::frame_scene(const scene::Scene& scene, double aspect, std::size_t vertex_limit) {
   glm::dvec3 lo, hi;
-  if (!drawn_bounds(scene, lo, hi)) return;
+  if (!drawn_bounds(scene, lo, hi)) return false;
   std::size_t vertices = 0;
   for (const scene::Section& s : scene.sections) {
     for (const scene::Batch& b : s.batches) vertices += b.positions.size();
@@ -118,7 +118,7 @@ void CameraRig::frame_scene(const scene::Scene& scene, double aspect, std::size_
   }
   if (vertices > vertex_limit) {
     frame(lo, hi, aspect);
-    return;
+    return true;
   }
   // A model's parts' boxes reach well past its shape at most angles (a cab seen from a corner
   // filled half the view): its vertices, as placed, decide.
@@ -135,6 +135,7 @@ void CameraRig::frame_scene(const scene::Scene& scene, double aspect, std::size_
     }
   }
   look_at(centre, std::clamp(std::max(fit.distance(), 0.05), 0.05, 1.5e6));
+  return true;
 }
 
 void CameraRig::frame_ball(const glm::dvec3& centre, double radius, double aspect) {

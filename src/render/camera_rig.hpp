@@ -37,7 +37,8 @@ class CameraRig {
   void frame(const glm::dvec3& lo, const glm::dvec3& hi, double aspect = 1.0);
   // The same for what `scene` draws: each vertex as placed where the scene has at most
   // `vertex_limit` (a model: its own shape, not its parts' boxes), else each placed mesh's box.
-  void frame_scene(const scene::Scene& scene, double aspect = 1.0, std::size_t vertex_limit = 2'000'000);
+  // False, and the camera unmoved, when the scene draws nothing.
+  bool frame_scene(const scene::Scene& scene, double aspect = 1.0, std::size_t vertex_limit = 2'000'000);
   // The same for a ball (an object: its anchor and radius; "go to").
   void frame_ball(const glm::dvec3& centre, double radius, double aspect = 1.0);
   void look_at(const glm::dvec3& target, double distance);

@@ -171,9 +171,7 @@ void WebViewer::frame_start() {
 
 void WebViewer::frame_all() {
   if (!scene_ || scene_->sections.empty()) return;
-  glm::dvec3 lo, hi;
-  if (drawn_bounds(*scene_, lo, hi)) rig_.frame_scene(*scene_, aspect());
-  else rig_.frame(scene_->bounds_min, scene_->bounds_max, aspect());
+  if (!rig_.frame_scene(*scene_, aspect())) rig_.frame(scene_->bounds_min, scene_->bounds_max, aspect());
 }
 
 void WebViewer::release_keys() { SDL_ResetKeyboard(); }

@@ -1,9 +1,10 @@
 // Model and texture throughput, the same code natively and as WebAssembly: every sample model read
 // (E3D), read and converted as the engine's converter does (T3D), opened into a document and
 // its scene built (meshes and materials, what the viewer draws), and every sample DDS read and
-// its blocks decoded to RGBA8 (the worker's work for a context without S3TC). Prints one JSON
-// line; bench/model-run.mjs runs both builds side by side and prints ratios.
-//   sceneria_model_bench --dir SAMPLES/maszyna/models [--repeat R]
+// its blocks decoded to RGBA8 (the worker's work for a context without S3TC); with --b3d and
+// --xray, the Hard Truck B3D and X-Ray .object files in those folders read and their scenes
+// built too. Prints one JSON line; bench/model-run.mjs runs both builds side by side.
+//   sceneria_model_bench --dir SAMPLES/maszyna/models [--b3d DIR] [--xray DIR] [--repeat R]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -17,8 +18,10 @@
 
 #include "bench_clock.hpp"
 #include "formats/dds/dds.hpp"
+#include "formats/b3d/b3d.hpp"
 #include "formats/e3d/e3d.hpp"
 #include "formats/t3d/t3d.hpp"
+#include "formats/xray/xray.hpp"
 #include "registry/registry.hpp"
 
 using namespace sceneria;
@@ -47,10 +50,12 @@ double best(int repeat, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir;
+  std::string dir, b3d_dir, xray_dir;
   int repeat = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--b3d")) b3d_dir = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--xray")) xray_dir = argv[i + 1];
     else if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
   }
   std::vector<std::pair<std::string, std::vector<std::uint8_t>>> e3d, t3d, dds;
@@ -60,6 +65,16 @@ int main(int argc, char** argv) {
     else if (ext == ".t3d") t3d.emplace_back(e.path().filename().string(), read(e.path()));
     else if (ext == ".dds") dds.emplace_back(e.path().filename().string(), read(e.path()));
   }
+  // Only the files that read: the X-Ray samples include broken ones made to be refused.
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> b3d, xray;
+  const auto gather = [](const std::string& from, const char* ext, auto ok, auto& into) {
+    if (from.empty()) return;
+    for (const auto& e : fs::directory_iterator(from))
+      if (e.path().extension() == ext)
+        if (auto b = read(e.path()); ok(b)) into.emplace_back(e.path().filename().string(), std::move(b));
+  };
+  gather(b3d_dir, ".b3d", [](const auto& b) { return b3d::read_b3d(b).ok(); }, b3d);
+  gather(xray_dir, ".object", [](const auto& b) { return xray::read_object(b).ok(); }, xray);
   const auto bytes = [](const auto& list) {
     std::size_t n = 0;
     for (const auto& [name, b] : list) n += b.size();
@@ -96,10 +111,30 @@ int main(int argc, char** argv) {
         sink += s.textures[0].levels.size();
       }
   });
-  std::printf("%s\n", fmt::format("{{\"e3d_models\":{},\"e3d_bytes\":{},\"t3d_models\":{},\"t3d_bytes\":{},\"dds_files\":{},\"dds_bytes\":{},"
+  const auto scenes = [&](const auto& list) {
+    for (const auto& [name, b] : list) {
+      MemorySource source(b, name);
+      if (auto doc = open_document(source))
+        if (auto scene = (*doc)->scene()) sink += scene->meshes.size();
+    }
+  };
+  const double b3d_read = best(repeat, [&] {
+    for (const auto& [name, b] : b3d)
+      if (auto f = b3d::read_b3d(b)) sink += f->blocks.size();
+  });
+  const double b3d_scene = best(repeat, [&] { scenes(b3d); });
+  const double xray_read = best(repeat, [&] {
+    for (const auto& [name, b] : xray)
+      if (auto f = xray::read_object(b)) sink += f->object.meshes.size();
+  });
+  const double xray_scene = best(repeat, [&] { scenes(xray); });
+  const std::string others = fmt::format("\"b3d_files\":{},\"b3d_bytes\":{},\"b3d_read_ms\":{:.3f},\"b3d_scene_ms\":{:.3f},\"xray_files\":{},"
+                                         "\"xray_bytes\":{},\"xray_read_ms\":{:.3f},\"xray_scene_ms\":{:.3f},",
+                                         b3d.size(), bytes(b3d), b3d_read, b3d_scene, xray.size(), bytes(xray), xray_read, xray_scene);
+  std::printf("%s\n", fmt::format("{{{}\"e3d_models\":{},\"e3d_bytes\":{},\"t3d_models\":{},\"t3d_bytes\":{},\"dds_files\":{},\"dds_bytes\":{},"
                                   "\"dds_pixels\":{},\"e3d_read_ms\":{:.3f},\"e3d_scene_ms\":{:.3f},\"t3d_convert_ms\":{:.3f},"
                                   "\"dds_read_ms\":{:.3f},\"dds_decode_ms\":{:.3f},\"sink\":{}}}",
-                                  e3d.size(), bytes(e3d), t3d.size(), bytes(t3d), dds.size(), bytes(dds), pixels, e3d_read, e3d_scene, t3d_convert,
+                                  others, e3d.size(), bytes(e3d), t3d.size(), bytes(t3d), dds.size(), bytes(dds), pixels, e3d_read, e3d_scene, t3d_convert,
                                   dds_read, dds_decode, sink)
                           .c_str());
   return 0;

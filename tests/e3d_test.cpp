@@ -488,5 +488,31 @@ TEST(E3d, RowsCarryTheTreeAndAPlacedModelIsNoVehicle) {
   EXPECT_EQ((*placed)->scene()->meshes.size(), (*vehicle)->scene()->meshes.size() + vehicle_hidden - scenery_hidden);
 }
 
+// The converters' last step: a built model read back from its bytes, its pools moved rather than
+// copied; a model whose bytes do not read keeps its pools.
+TEST(E3d, ARereadModelIsTheReadOfItsBytesWithItsPoolsMoved) {
+  const auto bytes = test::read_file(test::samples_dir() / "maszyna/models/oslony_syren.e3d");
+  auto built = read_model(bytes);
+  ASSERT_TRUE(built);
+  const std::size_t vertex_bytes = built->vertex_bytes.size(), index_bytes = built->index_bytes.size();
+  ASSERT_GT(vertex_bytes, 0u);
+  auto back = reread_model(*built);
+  ASSERT_TRUE(back) << back.error().describe();
+  EXPECT_EQ(write_model(*back), bytes);
+  EXPECT_EQ(back->vertex_bytes.size(), vertex_bytes);
+  EXPECT_EQ(back->index_bytes.size(), index_bytes);
+  EXPECT_TRUE(built->vertex_bytes.empty());  // moved, not copied
+
+  auto broken = read_model(bytes);
+  ASSERT_TRUE(broken);
+  std::size_t with_indices = 0;
+  while (with_indices < broken->submodels.size() && broken->submodels[with_indices].index_count <= 0) ++with_indices;
+  ASSERT_LT(with_indices, broken->submodels.size());
+  broken->submodels[with_indices].vertex_count = 1;  // its indices now point past its vertices
+  EXPECT_FALSE(reread_model(*broken));
+  EXPECT_EQ(broken->vertex_bytes.size(), vertex_bytes);
+  EXPECT_EQ(broken->index_bytes.size(), index_bytes);
+}
+
 }  // namespace
 }  // namespace sceneria::e3d

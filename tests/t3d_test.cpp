@@ -374,6 +374,12 @@ TEST(T3d, EveryVertexChunkTheConverterWritesReadsBack) {
     EXPECT_EQ(e.vertex_variant, 5);
     EXPECT_EQ(e.vertex_stride(), 28u);
     EXPECT_EQ(e.vertex(2).user, (std::array<float, 4>{9, 10, 11, 12}));
+    const e3d::Model f = to_e3d(read_ok(user), {.vehicle = false});  // floats with user data: VNT6
+    EXPECT_EQ(f.vertex_variant, 6);
+    EXPECT_EQ(f.vertex_stride(), 64u);
+    EXPECT_EQ(f.vertex(2).user, (std::array<float, 4>{9, 10, 11, 12}));
+    EXPECT_EQ(f.vertex(2).uv, (std::array<float, 2>{0, 1}));
+    EXPECT_EQ(f.vertex(1).position, (std::array<float, 3>{-2, 3, 2}));
   }
   {
     const std::string sky =

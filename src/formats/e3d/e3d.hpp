@@ -105,5 +105,9 @@ Result<Model> read_model(std::span<const std::uint8_t> bytes);
 // Writes chunks in the model's order (`chunks`), each from the model's fields: a model read from
 // a file gives back that file byte for byte.
 std::vector<std::uint8_t> write_model(const Model& model);
+// A model built in memory (a converter's) as read_model gives it from its written bytes: chunk
+// offsets, parents and records set as a file's are. Its vertex and index pools are moved into the
+// result rather than copied again; when the bytes do not read, the error, and `built` is as it was.
+Result<Model> reread_model(Model& built);
 
 }  // namespace sceneria::e3d

@@ -207,7 +207,11 @@ bool Model::hidden_by_default(const Submodel& s, bool vehicle) const {
   return vehicle && n.size() >= 3 && n.substr(n.size() - 3) == "_on";
 }
 
-Result<Model> read_model(std::span<const std::uint8_t> bytes) {
+namespace {
+
+// read_model; with `pools`, a model whose written bytes these are, whose pools it takes instead
+// of copying the file's.
+Result<Model> read(std::span<const std::uint8_t> bytes, Model* pools) {
   if (bytes.size() < 8 || std::memcmp(bytes.data(), "E3D0", 4) != 0)
     return Error{Errc::bad_magic, 0, "not an E3D model: the file does not start with an E3D0 chunk"};
   const auto total = load<std::uint32_t>(bytes.data() + 4);
@@ -215,7 +219,7 @@ Result<Model> read_model(std::span<const std::uint8_t> bytes) {
     return Error{Errc::truncated, 0, fmt::format("chunk E3D0 at 0x0 claims {} bytes but the file has {}", total, bytes.size())};
   Model m;
   m.trailing.assign(bytes.begin() + total, bytes.end());
-  bool seen_sub = false, seen_tra = false, seen_tex = false, seen_nam = false;
+  bool seen_sub = false, seen_tra = false, seen_tex = false, seen_nam = false, adopt_vertices = false, adopt_indices = false;
   std::uint64_t sub_offset = 0;
   for (std::uint64_t at = 8; at < total;) {
     const std::uint64_t left = total - at;
@@ -250,12 +254,14 @@ Result<Model> read_model(std::span<const std::uint8_t> bytes) {
       if (!stride) return fail(Errc::unsupported_version, "an unknown vertex format");
       if (payload.size() % stride) return fail(Errc::bad_chunk_size, fmt::format("{} bytes are not a whole number of {}-byte vertices", payload.size(), stride));
       m.vertex_variant = digit;
-      m.vertex_bytes.assign(payload.begin(), payload.end());
+      if (pools && pools->vertex_bytes.size() == payload.size()) adopt_vertices = true;
+      else m.vertex_bytes.assign(payload.begin(), payload.end());
     } else if (key == "IDX" && m.index_size == 0) {
       if (digit != 1 && digit != 2 && digit != 4) return fail(Errc::unsupported_version, "an unknown index size");
       if (payload.size() % static_cast<std::size_t>(digit)) return fail(Errc::bad_chunk_size, fmt::format("{} bytes are not a whole number of {}-byte indices", payload.size(), digit));
       m.index_size = digit;
-      m.index_bytes.assign(payload.begin(), payload.end());
+      if (pools && pools->index_bytes.size() == payload.size()) adopt_indices = true;
+      else m.index_bytes.assign(payload.begin(), payload.end());
     } else if (key == "TRA") {
       if (seen_tra) return fail(Errc::bad_value, "a second matrix chunk");
       if (digit != 0 && digit != 1) return fail(Errc::unsupported_version, "matrices of an unknown precision");
@@ -280,8 +286,24 @@ Result<Model> read_model(std::span<const std::uint8_t> bytes) {
     at += size;
   }
   if (!seen_sub) return Error{Errc::bad_value, 0, "chunk E3D0 at 0x0: no submodel chunk (SUB0 or SUB1)"};
-  if (Error e = check_and_link(m, sub_offset)) return e;
+  // Lent for the checks, which read the indices; given back when they fail.
+  if (adopt_vertices) m.vertex_bytes = std::move(pools->vertex_bytes);
+  if (adopt_indices) m.index_bytes = std::move(pools->index_bytes);
+  if (Error e = check_and_link(m, sub_offset)) {
+    if (adopt_vertices) pools->vertex_bytes = std::move(m.vertex_bytes);
+    if (adopt_indices) pools->index_bytes = std::move(m.index_bytes);
+    return e;
+  }
   return m;
+}
+
+}  // namespace
+
+Result<Model> read_model(std::span<const std::uint8_t> bytes) { return read(bytes, nullptr); }
+
+Result<Model> reread_model(Model& built) {
+  const std::vector<std::uint8_t> bytes = write_model(built);
+  return read(bytes, &built);
 }
 
 }  // namespace sceneria::e3d

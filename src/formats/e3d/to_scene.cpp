@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -56,20 +57,44 @@ scene::Mesh ModelDocument::marker_mesh(const Submodel& sub, scene::Scene& s) con
 // texture (or skin) when there is one.
 scene::Mesh ModelDocument::triangle_mesh(const Submodel& sub, scene::Scene& s) const {
   scene::Mesh mesh;
-  const auto first = static_cast<std::size_t>(sub.vertex_offset);
-  for (std::int32_t v = 0; v < sub.vertex_count; ++v) {
-    const Vertex x = m_.vertex(first + static_cast<std::size_t>(v));
-    glm::vec3 n(x.normal[0], x.normal[1], x.normal[2]);
+  const auto first = static_cast<std::size_t>(sub.vertex_offset), count = static_cast<std::size_t>(sub.vertex_count);
+  mesh.positions.resize(count), mesh.normals.resize(count), mesh.uvs.resize(count);
+  const auto put = [&](std::size_t v, glm::vec3 p, glm::vec3 n, glm::vec2 uv) {
     const float len = glm::length(n);
-    n = len > 1e-12f && std::isfinite(len) ? n / len : glm::vec3(0, 1, 0);  // VNT0 normals may be non-unit
-    mesh.positions.emplace_back(x.position[0], x.position[1], x.position[2]);
-    mesh.normals.push_back(n);
-    mesh.uvs.emplace_back(x.uv[0], x.uv[1]);
+    mesh.positions[v] = p;
+    mesh.normals[v] = len > 1e-12f && std::isfinite(len) ? n / len : glm::vec3(0, 1, 0);  // VNT0 normals may be non-unit
+    mesh.uvs[v] = uv;
+  };
+  if ((m_.vertex_variant & 3) == 1) {  // packed: halves and 10-bit normals, decoded one by one
+    for (std::size_t v = 0; v < count; ++v) {
+      const Vertex x = m_.vertex(first + v);
+      put(v, {x.position[0], x.position[1], x.position[2]}, {x.normal[0], x.normal[1], x.normal[2]}, {x.uv[0], x.uv[1]});
+    }
+  } else {  // floats: position, normal and uv lead every vertex, read in place
+    const std::size_t stride = m_.vertex_stride();
+    const std::uint8_t* p = m_.vertex_bytes.data() + first * stride;
+    for (std::size_t v = 0; v < count; ++v, p += stride) {
+      const auto f = [p](std::size_t k) {
+        float x;
+        std::memcpy(&x, p + 4 * k, sizeof x);
+        return x;
+      };
+      put(v, {f(0), f(1), f(2)}, {f(3), f(4), f(5)}, {f(6), f(7)});
+    }
   }
-  if (sub.index_count > 0)
-    for (std::int32_t k = 0; k < sub.index_count; ++k) mesh.indices.push_back(m_.index(static_cast<std::size_t>(sub.index_offset + k)));
-  else
-    for (std::int32_t k = 0; k < sub.vertex_count / 3 * 3; ++k) mesh.indices.push_back(static_cast<std::uint32_t>(k));
+  if (sub.index_count > 0) {
+    const auto n = static_cast<std::size_t>(sub.index_count);
+    mesh.indices.resize(n);
+    const std::uint8_t* p = m_.index_bytes.data() + static_cast<std::size_t>(sub.index_offset) * static_cast<std::size_t>(m_.index_size);
+    if (m_.index_size == 4) std::memcpy(mesh.indices.data(), p, n * 4);
+    else if (m_.index_size == 2)
+      for (std::size_t k = 0; k < n; ++k) mesh.indices[k] = static_cast<std::uint32_t>(p[2 * k] | p[2 * k + 1] << 8);
+    else
+      for (std::size_t k = 0; k < n; ++k) mesh.indices[k] = p[k];
+  } else {
+    mesh.indices.resize(count / 3 * 3);
+    for (std::size_t k = 0; k < mesh.indices.size(); ++k) mesh.indices[k] = static_cast<std::uint32_t>(k);
+  }
   scene::Material look;
   look.name = display_text(m_.material_of(sub));
   look.color = rgba8(sub.diffuse, 1.0f);

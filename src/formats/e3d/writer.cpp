@@ -45,7 +45,9 @@ bool Model::matrix_bytes_current() const {
 }
 
 std::vector<std::uint8_t> write_model(const Model& m) {
-  std::vector<std::uint8_t> out{'E', '3', 'D', '0', 0, 0, 0, 0};
+  std::vector<std::uint8_t> out;
+  out.reserve(8 + 8 * m.chunks.size() + m.vertex_bytes.size() + m.index_bytes.size() + 128 * m.matrices.size() + 384 * m.submodels.size());
+  out.assign({'E', '3', 'D', '0', 0, 0, 0, 0});
   bool wrote_vertices = false, wrote_indices = false;
   for (const ChunkInfo& c : m.chunks) {
     const std::size_t start = out.size();

@@ -4,6 +4,7 @@
 // and matrix tables. The tree is walked with explicit stacks: a hostile file's chains can be
 // long enough to overflow recursion.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include <glm/glm.hpp>
@@ -202,35 +203,63 @@ e3d::Model to_e3d(Model m, const Options& o) {
   const int variant = (indexed ? (o.float_vertices ? 2 : 1) : 0) | (user_data ? 4 : 0);
   std::vector<std::uint8_t> vertices, indices;
   std::int32_t vertex_at = 0, index_at = 0;
+  {  // one allocation each: the pools grow by the vertex and index, a million times in a large model
+    std::size_t vertex_total = 0, index_total = 0;
+    for (std::int32_t i : geometry) vertex_total += m.submodels[static_cast<std::size_t>(i)].vertices.size(), index_total += m.submodels[static_cast<std::size_t>(i)].indices.size();
+    const std::size_t stride = (variant & 3) == 1 ? 20 + (user_data ? 8 : 0) : 4 * (8 + (indexed ? 4 : 0) + (user_data ? 4 : 0));
+    vertices.reserve(vertex_total * stride), indices.reserve(index_total * static_cast<std::size_t>(index_size));
+  }
   for (std::int32_t i : geometry) {
     const Submodel& s = m.submodels[static_cast<std::size_t>(i)];
     if (s.vertices.empty()) continue;
     vertex_offset[static_cast<std::size_t>(i)] = vertex_at, index_offset[static_cast<std::size_t>(i)] = index_at;
     vertex_at += static_cast<std::int32_t>(s.vertices.size()), index_at += static_cast<std::int32_t>(s.indices.size());
-    for (std::size_t k = 0; k < s.vertices.size(); ++k) {
-      const Vertex& v = s.vertices[k];
-      const std::array<float, 4> u = k < s.user_data.size() ? s.user_data[k] : std::array<float, 4>{};
-      if ((variant & 3) == 1) {
+    if ((variant & 3) == 1) {  // packed: half floats and 10-bit normals
+      for (std::size_t k = 0; k < s.vertices.size(); ++k) {
+        const Vertex& v = s.vertices[k];
         put(vertices, glm::packHalf4x16({v.position[0], v.position[1], v.position[2], 0.f}));
         put(vertices, glm::packSnorm3x10_1x2({v.normal[0], v.normal[1], v.normal[2], 0.f}));
         put(vertices, glm::packHalf1x16(v.uv[0]));
         put(vertices, glm::packHalf1x16(v.uv[1]));
         put(vertices, glm::packSnorm3x10_1x2({v.tangent[0], v.tangent[1], v.tangent[2], v.tangent[3]}));
-        if (user_data) put(vertices, glm::packHalf4x16({u[0], u[1], u[2], u[3]}));
+        if (user_data) {
+          const std::array<float, 4> u = k < s.user_data.size() ? s.user_data[k] : std::array<float, 4>{};
+          put(vertices, glm::packHalf4x16({u[0], u[1], u[2], u[3]}));
+        }
+      }
+    } else {  // floats: the Vertex's own (position, normal, uv, tangent), copied whole
+      static_assert(sizeof(Vertex) == 12 * sizeof(float) && offsetof(Vertex, uv) == 6 * sizeof(float) && offsetof(Vertex, tangent) == 8 * sizeof(float));
+      const std::size_t floats = (indexed ? 12 : 8) * sizeof(float), stride = floats + (user_data ? 4 * sizeof(float) : 0);
+      const std::size_t at = vertices.size();
+      if (stride == sizeof(Vertex)) {  // indexed without user data: the submodel's vertices as they lie
+        const auto* first = reinterpret_cast<const std::uint8_t*>(s.vertices.data());
+        vertices.insert(vertices.end(), first, first + s.vertices.size() * sizeof(Vertex));
       } else {
-        for (float f : v.position) put(vertices, f);
-        for (float f : v.normal) put(vertices, f);
-        for (float f : v.uv) put(vertices, f);
-        if (indexed)
-          for (float f : v.tangent) put(vertices, f);
-        if (user_data)
-          for (float f : u) put(vertices, f);
+        vertices.resize(at + s.vertices.size() * stride);
+        std::uint8_t* w = vertices.data() + at;
+        for (std::size_t k = 0; k < s.vertices.size(); ++k, w += stride) {
+          std::memcpy(w, &s.vertices[k], floats);
+          if (user_data) {
+            const std::array<float, 4> u = k < s.user_data.size() ? s.user_data[k] : std::array<float, 4>{};
+            std::memcpy(w + floats, u.data(), sizeof u);
+          }
+        }
       }
     }
-    for (std::uint32_t x : s.indices) {
-      if (index_size == 1) put(indices, static_cast<std::uint8_t>(x));
-      else if (index_size == 2) put(indices, static_cast<std::uint16_t>(x));
-      else put(indices, x);
+    const std::size_t at = indices.size();
+    indices.resize(at + s.indices.size() * static_cast<std::size_t>(index_size));
+    std::uint8_t* w = indices.data() + at;
+    if (index_size == 4) {
+      if (!s.indices.empty()) std::memcpy(w, s.indices.data(), s.indices.size() * 4);
+    } else {
+      for (std::uint32_t x : s.indices) {
+        if (index_size == 1) *w++ = static_cast<std::uint8_t>(x);
+        else {
+          const auto h = static_cast<std::uint16_t>(x);
+          std::memcpy(w, &h, 2);
+          w += 2;
+        }
+      }
     }
   }
 
@@ -314,7 +343,7 @@ e3d::Model to_e3d(Model m, const Options& o) {
   }
   // Read back from its bytes: the reader sets what a model read from a file has (chunk offsets,
   // parents, records).
-  auto back = e3d::read_model(e3d::write_model(out));
+  auto back = e3d::reread_model(out);
   return back ? std::move(back).value() : out;
 }
 

@@ -15,6 +15,7 @@
 #include <glm/gtx/norm.hpp>
 
 #include "formats/maszyna/tokenizer.hpp"
+#include "formats/t3d/indexing.hpp"
 #include "formats/t3d/t3d.hpp"
 
 namespace sceneria::t3d {
@@ -50,17 +51,25 @@ class Tokens {
  public:
   explicit Tokens(std::span<const std::uint8_t> bytes) : t_(bytes) {}
   bool next(Token& out) {
-    if (peeked_) {
-      out = std::move(*peeked_);
+    std::string_view text;
+    if (!advance(text)) return false;
+    out = last_;
+    out.text.assign(text);
+    return true;
+  }
+  // The next token's text, valid until the next call (the numbers, read by the hundred thousand,
+  // are parsed from it without a copy); its place is kept as last().
+  bool advance(std::string_view& text) {
+    if (peeked_) {  // peek() left its place in last_ too
+      held_ = std::move(peeked_->text);
       peeked_.reset();
+      text = held_;
       return true;
     }
     maszyna::TextToken tok;
-    if (!t_.next(tok)) {
-      return false;
-    }
-    out = {std::string(tok.text), tok.offset, tok.line, tok.column};
-    last_ = out;
+    if (!t_.next(tok)) return false;
+    last_.offset = tok.offset, last_.line = tok.line, last_.column = tok.column;
+    text = tok.text;
     return true;
   }
   const Token* peek() {
@@ -71,11 +80,14 @@ class Tokens {
     }
     return &*peeked_;
   }
+  // Where the last token read was (its text is not kept): errors and warnings point there.
   const Token& last() const { return last_; }
+  std::uint64_t remaining() const { return t_.size() - t_.offset(); }
 
  private:
   maszyna::TextTokenizer t_;
   std::optional<Token> peeked_;
+  std::string held_;
   Token last_;
 };
 
@@ -138,15 +150,15 @@ class Loader {
     return lower(t->text);
   }
   Error number(float& out, std::string_view what) {
-    auto t = need(what);
-    if (!t) return t.error();
-    out = to_float(t->text);
+    std::string_view text;
+    if (!tokens_.advance(text)) return text_error(tokens_.last(), fmt::format("the text ends where {} should be", what));
+    out = to_float(text);
     return {};
   }
   Error integer(std::int64_t& out, std::string_view what) {
-    auto t = need(what);
-    if (!t) return t.error();
-    out = to_int(t->text);
+    std::string_view text;
+    if (!tokens_.advance(text)) return text_error(tokens_.last(), fmt::format("the text ends where {} should be", what));
+    out = to_int(text);
     return {};
   }
   // Ambient:/Diffuse:/Specular: r g b, 0-255; the engine divides all four components (alpha too).
@@ -405,6 +417,10 @@ class Loader {
     std::vector<std::int64_t> from;  // wsp: the vertex whose normal this one copies, -1 none yet
     std::int64_t vertex_count = count, mask = 0;
     std::vector<std::uint32_t> masks_used;
+    {  // sized once: a vertex takes at least five numbers of two bytes, so the text caps the count
+      const auto fit = static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, static_cast<std::int64_t>(tokens_.remaining() / 10)));
+      v.reserve(fit), from.reserve(fit), masks.reserve(fit / 3 + 1);
+    }
     for (std::int64_t idx = 0; idx < vertex_count; ++idx) {
       const auto u = static_cast<std::size_t>(idx);
       if (v.size() <= u) v.resize(u + 1), from.resize(u + 1);
@@ -446,65 +462,10 @@ class Loader {
     masks_used.erase(std::unique(masks_used.begin(), masks_used.end()), masks_used.end());
     s.smoothing_masks = std::move(masks_used);
     v.resize(static_cast<std::size_t>(vertex_count));
-    const std::size_t faces = v.size() / 3;
-    const auto pos = [&](std::size_t k) { return glm::vec3(v[k].position[0], v[k].position[1], v[k].position[2]); };
-
-    std::vector<glm::vec3> face_normals;
-    face_normals.reserve(faces);
-    for (std::size_t f = 0; f < faces; ++f) {
-      const glm::vec3 n = glm::cross(pos(3 * f) - pos(3 * f + 1), pos(3 * f) - pos(3 * f + 2));
-      face_normals.push_back(glm::length2(n) > 0.0f ? glm::normalize(n) : glm::vec3());
-    }
-    // SeekFaceNormal: the first vertex at `position` in a face from `start` on sharing a mask bit.
-    const auto seek = [&](std::size_t start, std::uint32_t m, const glm::vec3& position) -> std::int64_t {
-      for (std::size_t f = start; f < faces; ++f)
-        if (masks[f] & m)
-          for (std::size_t k = 0; k < 3; ++k)
-            if (pos(3 * f + k) == position) return static_cast<std::int64_t>(3 * f + k);
-      return -1;
-    };
-    std::vector<glm::vec3> normals(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) normals[i] = glm::vec3(v[i].normal[0], v[i].normal[1], v[i].normal[2]);
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (from[i] >= 0) {
-        normals[i] = normals[static_cast<std::size_t>(from[i])];
-        continue;
-      }
-      glm::vec3 sum{};
-      const glm::vec3 position = pos(i);
-      for (std::int64_t adj = static_cast<std::int64_t>(i); adj >= 0;) {
-        const auto a = static_cast<std::size_t>(adj);
-        if (glm::dot(sum, face_normals[a / 3]) > -0.99f) {  // a face turned against the sum is left out
-          from[a] = static_cast<std::int64_t>(i);
-          sum += face_normals[a / 3];
-        }
-        adj = seek(a / 3 + 1, masks[i / 3], position);
-      }
-      normals[i] = glm::length2(sum) > 0.0f ? glm::normalize(sum) : face_normals[i / 3];
-    }
-    for (std::size_t i = 0; i < v.size(); ++i) v[i].normal = {normals[i].x, normals[i].y, normals[i].z};
-
-    // gfx::calculate_indices: each vertex not yet merged takes the next index and claims the
-    // matching vertices among the next 999 (the last claim wins).
-    std::vector<std::uint32_t> indices(v.size());
-    std::iota(indices.begin(), indices.end(), 0u);
-    std::vector<Vertex> merged;
-    const float tolerance = 1e-5f * s.scale_stack;
-    const auto vec3 = [](const std::array<float, 3>& a) { return glm::vec3(a[0], a[1], a[2]); };
-    for (std::size_t idx = 0; idx < indices.size(); ++idx) {
-      if (indices[idx] < idx) continue;
-      indices[idx] = static_cast<std::uint32_t>(merged.size());
-      const Vertex& x = v[idx];
-      for (std::size_t m = idx + 1; m < indices.size() && m < idx + 1000; ++m) {
-        const Vertex& y = v[m];
-        if (glm::all(glm::epsilonEqual(vec3(x.position), vec3(y.position), tolerance)) && glm::all(glm::epsilonEqual(vec3(x.normal), vec3(y.normal), tolerance)) &&
-            glm::all(glm::epsilonEqual(glm::vec2(x.uv[0], x.uv[1]), glm::vec2(y.uv[0], y.uv[1]), tolerance)))
-          indices[m] = indices[idx];
-      }
-      merged.push_back(x);
-    }
-    tangents(merged, indices);
-    s.vertices = std::move(merged);
+    smooth_normals(v, masks, from);
+    std::vector<std::uint32_t> indices = merge_vertices(v, 1e-5f * s.scale_stack);
+    tangents(v, indices);
+    s.vertices = std::move(v);
     s.indices = std::move(indices);
     return {};
   }

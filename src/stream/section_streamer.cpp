@@ -90,9 +90,11 @@ std::vector<SectionId> SectionStreamer::update(const glm::dvec3& camera, std::ve
   std::vector<SectionId> request;
   if (ready() >= settings_.max_ready) return request;
   std::size_t budget = settings_.max_in_flight - std::min(settings_.max_in_flight, in_flight());
-  // A cold start asks for the nearest section alone: the first models appear after the header and
-  // one section, not after the whole bootstrap ring (on a dense scenery, a fifth of the file).
-  if (resident() == 0 && ready() == 0) budget = in_flight() == 0 ? std::min<std::size_t>(budget, 1) : 0;
+  // A cold start asks for the nearest section alone and nothing else until it is applied: the
+  // first models appear after the header and one section, not after the whole bootstrap ring (on
+  // a dense scenery, a fifth of the file), and a busy worker or page cannot let other reads land
+  // in between.
+  if (resident() == 0) budget = in_flight() == 0 && ready() == 0 ? std::min<std::size_t>(budget, 1) : 0;
   for (SectionId id : want) {
     if (!budget) break;
     Entry& e = sections_[id];

@@ -678,10 +678,7 @@ function streamed(s, r, x, z) {
     else {
       s.applied = (s.applied || 0) + 1;
       // What had been fetched when the first models went on screen (header + nearest section).
-      if (s.applied === 1) {
-        s.firstModelsBytes = r.stats.bytes;
-        s.firstModels = { requests: r.stats.requests, sections: r.stats.sectionsRequested };
-      }
+      if (s.applied === 1) s.firstModels = { bytes: r.stats.bytes, requests: r.stats.requests, sections: r.stats.sectionsRequested };
     }
   }
   if (r.models && !window.sceneria.models) window.sceneria.models = {};
@@ -696,7 +693,7 @@ function streamed(s, r, x, z) {
   if (r.missing) showMissing(r.missing);  // looked for next to the URL as the view opens
   drawMinimap(s, x, z);
   window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
-                             evicted: s.evicted || 0, firstModelsBytes: s.firstModelsBytes ?? null,
+                             evicted: s.evicted || 0, firstModelsBytes: s.firstModels?.bytes ?? null,
                              firstModelsRequests: s.firstModels?.requests ?? null, firstModelsSections: s.firstModels?.sections ?? null };
 }
 

@@ -203,10 +203,14 @@ e3d::Model to_e3d(Model m, const Options& o) {
   const int variant = (indexed ? (o.float_vertices ? 2 : 1) : 0) | (user_data ? 4 : 0);
   std::vector<std::uint8_t> vertices, indices;
   std::int32_t vertex_at = 0, index_at = 0;
+  // Float vertices are the Vertex's own floats (position, normal, uv, then the tangent when
+  // indexed), copied whole; packed ones take 20 bytes. User data follows either.
+  static_assert(sizeof(Vertex) == 12 * sizeof(float) && offsetof(Vertex, uv) == 6 * sizeof(float) && offsetof(Vertex, tangent) == 8 * sizeof(float));
+  const std::size_t floats = (indexed ? 12 : 8) * sizeof(float);
+  const std::size_t stride = (variant & 3) == 1 ? 20 + (user_data ? 8 : 0) : floats + (user_data ? 4 * sizeof(float) : 0);
   {  // one allocation each: the pools grow by the vertex and index, a million times in a large model
     std::size_t vertex_total = 0, index_total = 0;
     for (std::int32_t i : geometry) vertex_total += m.submodels[static_cast<std::size_t>(i)].vertices.size(), index_total += m.submodels[static_cast<std::size_t>(i)].indices.size();
-    const std::size_t stride = (variant & 3) == 1 ? 20 + (user_data ? 8 : 0) : 4 * (8 + (indexed ? 4 : 0) + (user_data ? 4 : 0));
     vertices.reserve(vertex_total * stride), indices.reserve(index_total * static_cast<std::size_t>(index_size));
   }
   for (std::int32_t i : geometry) {
@@ -227,9 +231,7 @@ e3d::Model to_e3d(Model m, const Options& o) {
           put(vertices, glm::packHalf4x16({u[0], u[1], u[2], u[3]}));
         }
       }
-    } else {  // floats: the Vertex's own (position, normal, uv, tangent), copied whole
-      static_assert(sizeof(Vertex) == 12 * sizeof(float) && offsetof(Vertex, uv) == 6 * sizeof(float) && offsetof(Vertex, tangent) == 8 * sizeof(float));
-      const std::size_t floats = (indexed ? 12 : 8) * sizeof(float), stride = floats + (user_data ? 4 * sizeof(float) : 0);
+    } else {
       const std::size_t at = vertices.size();
       if (stride == sizeof(Vertex)) {  // indexed without user data: the submodel's vertices as they lie
         const auto* first = reinterpret_cast<const std::uint8_t*>(s.vertices.data());

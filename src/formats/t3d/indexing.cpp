@@ -71,14 +71,12 @@ struct PositionKey {
   std::array<std::uint32_t, 3> bits;
   bool operator==(const PositionKey&) const = default;
 };
-struct PositionHash {
-  std::size_t operator()(const PositionKey& k) const {
-    std::uint64_t h = k.bits[0] * 0x9E3779B97F4A7C15ull;
-    h ^= k.bits[1] + 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
-    h ^= k.bits[2] + 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
-    return static_cast<std::size_t>(h);
-  }
-};
+std::size_t position_hash(const PositionKey& k) {
+  std::uint64_t h = k.bits[0] * 0x9E3779B97F4A7C15ull;
+  h ^= k.bits[1] + 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+  h ^= k.bits[2] + 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
+  return static_cast<std::size_t>(h);
+}
 
 std::uint64_t cell_hash(std::int64_t x, std::int64_t y, std::int64_t z) {
   std::uint64_t h = static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(y) * 0xC2B2AE3D27D4EB4Full ^
@@ -118,7 +116,7 @@ void smooth_normals(std::span<Vertex> v, std::span<const std::uint32_t> masks, s
       std::memcpy(&key.bits[c], &f, sizeof f);
     }
     if (nan) continue;  // a NaN position equals nothing, itself included
-    for (std::size_t h = PositionHash{}(key) & (slots - 1);; h = (h + 1) & (slots - 1)) {
+    for (std::size_t h = position_hash(key) & (slots - 1);; h = (h + 1) & (slots - 1)) {
       std::int64_t& slot = latest[h];
       if (slot == kNone) {
         slot = static_cast<std::int64_t>(a);
@@ -165,9 +163,9 @@ std::vector<std::uint32_t> merge_vertices(std::vector<Vertex>& v, float toleranc
     std::iota(indices.begin(), indices.end(), 0u);
     return indices;
   }
+  if (!std::isfinite(tolerance)) return merge_vertices_by_scan(v, tolerance);
   const double cell = 4.0 * static_cast<double>(tolerance), per_cell = 1.0 / cell;
   constexpr double kCellLimit = 1e15;  // grid coordinates beyond this do not fit the int64 cells
-  if (!std::isfinite(tolerance)) return merge_vertices_by_scan(v, tolerance);
   for (const Vertex& x : v)
     for (float c : x.position)
       if (std::isfinite(c) && std::abs(c / cell) > kCellLimit) return merge_vertices_by_scan(v, tolerance);

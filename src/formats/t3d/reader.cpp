@@ -139,9 +139,10 @@ class Loader {
 
   void warn(const Token& at, std::string message) { m_.warnings.push_back({"", at.offset, at.line, at.column, std::move(message)}); }
 
+  Error ended(std::string_view what) const { return text_error(tokens_.last(), fmt::format("the text ends where {} should be", what)); }
   Result<Token> need(std::string_view what) {
     Token t;
-    if (!tokens_.next(t)) return text_error(tokens_.last(), fmt::format("the text ends where {} should be", what));
+    if (!tokens_.next(t)) return ended(what);
     return t;
   }
   Result<std::string> lowered(std::string_view what) {
@@ -151,13 +152,13 @@ class Loader {
   }
   Error number(float& out, std::string_view what) {
     std::string_view text;
-    if (!tokens_.advance(text)) return text_error(tokens_.last(), fmt::format("the text ends where {} should be", what));
+    if (!tokens_.advance(text)) return ended(what);
     out = to_float(text);
     return {};
   }
   Error integer(std::int64_t& out, std::string_view what) {
     std::string_view text;
-    if (!tokens_.advance(text)) return text_error(tokens_.last(), fmt::format("the text ends where {} should be", what));
+    if (!tokens_.advance(text)) return ended(what);
     out = to_int(text);
     return {};
   }

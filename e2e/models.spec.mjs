@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { test, expect, requireSamples, openViewer, samplesDir, framePixels, countDiffering, solidDds, pixelShare, redShare } from './helpers.mjs';
+import { test, expect, requireSamples, openViewer, samplesDir, framePixels, countDiffering, solidDds, pixelShare, redShare, isNotSky } from './helpers.mjs';
 import { startNginx } from './nginx.mjs';
 
 const cli = resolve('build/native/sceneria');
@@ -71,6 +71,7 @@ test('a scenery dropped with its game folder draws its models textured and insta
   expect(sosna).not.toBeNull();
   const boxes = await view(page, sosna.location, 14);
   expect(redShare(boxes)).toBeLessThan(0.0002);
+  const uploadedBefore = await page.evaluate(() => window.sceneria.viewer.stats().meshesUploaded);
 
   // With its folder: the models load in the worker, nearest first, and replace their boxes.
   const aloneDoc = await page.evaluate(() => window.sceneria.lastResult.doc);
@@ -97,8 +98,8 @@ test('a scenery dropped with its game folder draws its models textured and insta
   const textured = await view(page, sosna.location, 14);
   expect(redShare(textured)).toBeGreaterThan(0.001);
   expect(countDiffering(boxes, textured, 60) / (textured.length / 4)).toBeGreaterThan(0.01);
-  const uploads = await page.evaluate(() => window.sceneria.viewer.stats());
-  expect(uploads.meshesUploaded).toBeGreaterThanOrEqual(uploads.meshes + 2);  // each model once, after its box
+  // Meshes go to the GPU when first drawn: the model was uploaded in its box's place.
+  expect(await page.evaluate(() => window.sceneria.viewer.stats().meshesUploaded)).toBeGreaterThan(uploadedBefore);
 
   // Instanced: from above, many instances, and one draw per material part of each drawn mesh
   // (a loaded model has one part per material; a box one), plus the sky and the sections' batches.
@@ -114,6 +115,85 @@ test('a scenery dropped with its game folder draws its models textured and insta
   expect(wide.partsDrawn).toBeLessThanOrEqual(wide.meshesDrawn + extraParts);
   expect(wide.drawCalls).toBeLessThanOrEqual(1 + 2 * wide.sectionsDrawn + wide.partsDrawn);
   expect(wide.drawCalls).toBeLessThan(wide.instances / 10);
+});
+
+// The GPU memory budget: meshes and textures go to the GPU when a frame draws them and, beyond
+// the budget, those drawn least recently are let go, to come back when the camera does. A texture
+// file named by several model files is decoded, sent and uploaded once.
+test('under a small GPU budget, flying across a scenery keeps GPU memory within it, draws every frame, and brings models back', async ({ page }) => {
+  requireSamples();
+  test.setTimeout(180_000);
+  const root = join(mkdtempSync(join(tmpdir(), 'sceneria-budget-')), 'MaSzyna');
+  gameFolder(root);
+  for (const name of ['sosna2', 'brzoza1', 'dab1', 'swierk1'])  // four more E3D files naming kratka
+    copyFileSync(join(root, 'models', 'drzewa', 'sosna1.e3d'), join(root, 'models', 'drzewa', `${name}.e3d`));
+  await openViewer(page);
+  await page.setInputFiles('#file-input', join(root, 'scenery', 'gen.eu7'));
+  await page.waitForFunction(() => window.sceneria.lastResult?.name === 'gen.eu7' && window.sceneria.models?.done, null, { timeout: 60_000 });
+  const aloneDoc = await page.evaluate(() => window.sceneria.lastResult.doc);
+  await page.setInputFiles('#folder-input', root);
+  await page.waitForFunction((doc) => window.sceneria.lastResult?.doc > doc && window.sceneria.models?.done, aloneDoc, { timeout: 60_000 });
+  const models = await page.evaluate(() => window.sceneria.models);
+  expect(models.loaded).toBe(6);
+  expect(models.texturesShared, 'kratka.dds sent with the first E3D only').toBe(4);
+
+  // A route over the scenery: twelve placements spread over its PACK records, then the first again.
+  const route = await page.evaluate(async () => {
+    const { parser, lastResult } = window.sceneria;
+    const out = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await parser.record(lastResult.doc, 'pack_models', i * 240);
+      if (r) out.push(r.location);
+    }
+    return out;
+  });
+  expect(route.length).toBe(12);
+  route.push(route[0]);
+  const fly = (budget) => page.evaluate(({ route, budget }) => {
+    const v = window.sceneria.viewer;
+    if (budget) v.setGpuBudget(budget);
+    v.setDistances(6000, 1500);
+    return route.map((at) => {
+      v.lookAt(at[0], at[1], at[2], 250);
+      v.renderFrame();
+      return v.stats();
+    });
+  }, { route, budget });
+
+  // With the budget sized from the context's limits, everything stays.
+  const free = await fly(0);
+  expect(free[0].gpuBudget).toBeGreaterThanOrEqual(256 * 1048576);
+  expect(free.every((s) => s.gpuReleased === 0 && s.meshesWaiting === 0)).toBe(true);
+  const fixed = Math.max(...free.map((s) => s.gpuBytes - s.gpuHeld));  // static geometry, instances
+  const held = Math.max(...free.map((s) => s.gpuHeld));
+  expect(held).toBeGreaterThan(2 * 2276 * 32);  // at least two of the E3D's meshes (2276 vertices, 32 bytes each)
+  // Half of what the fullest view held, beside what is never let go.
+  const budget = fixed + Math.floor(held / 2);
+  const uploaded = free[free.length - 1].meshesUploaded;
+  const tight = await fly(budget);
+  for (const [i, s] of tight.entries()) {
+    expect(s.gpuBudget).toBe(budget);
+    expect(s.gpuBytes, `stop ${i}: GPU bytes within the budget`).toBeLessThanOrEqual(budget);
+    expect(s.partsDrawn, `stop ${i}: models drawn`).toBeGreaterThan(0);
+  }
+  expect(tight[tight.length - 1].gpuReleased, 'meshes and textures let go for room').toBeGreaterThan(0);
+  const mib = (b) => (b / 1048576).toFixed(2);
+  console.log(`[budget] default ${mib(free[0].gpuBudget)} MiB; route of ${route.length} views: held up to ${mib(fixed + held)} MiB; ` +
+              `budget ${mib(budget)} MiB: held up to ${mib(Math.max(...tight.map((s) => s.gpuBytes)))} MiB, ` +
+              `${tight[tight.length - 1].gpuReleased} let go, ${tight[tight.length - 1].meshesUploaded - uploaded} uploaded again, ` +
+              `${Math.max(...tight.map((s) => s.meshesWaiting))} meshes waiting at most`);
+  // Everything on the route had been uploaded once: uploads now are models brought back.
+  expect(tight[tight.length - 1].meshesUploaded).toBeGreaterThan(uploaded);
+  const close = await view(page, route[0], 60);
+  expect(pixelShare(close, (r, g, b) => isNotSky([r, g, b])), 'the frame is not empty').toBeGreaterThan(0.05);
+  // Back at the E3D: its grille red again, its texture brought back within the budget.
+  const sosna = await placement(page, 'drzewa/sosna1.t3d');
+  expect(redShare(await view(page, sosna.location, 14))).toBeGreaterThan(0.001);
+  const last = await page.evaluate(() => window.sceneria.viewer.stats());
+  expect(last.gpuBytes).toBeLessThanOrEqual(budget);
+  // The stats overlay says it.
+  await page.evaluate(() => { document.getElementById('stats').hidden = false; });
+  await expect(page.locator('#stats')).toContainText(/GPU +[\d.]+ MB of [\d.]+ MB budget, [\d,]+ let go/);
 });
 
 test('a scenery opened by URL loads its models from beside it: fetched where the lookups found them, textured', async ({ page }) => {

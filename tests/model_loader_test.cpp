@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -208,15 +209,21 @@ TEST(ModelLoader, TheNearestIsNamedThenLoadedOrGivenUp) {
   EXPECT_EQ(loader.stats().failed, 2u);
 }
 
+// A generated 400-model EU7B module (empty if it could not be made).
+std::vector<std::uint8_t> generated_scenery() {
+  auto module = eu7b::generate_module({.models = 400, .seed = 3});
+  if (!module) return {};
+  auto bytes = eu7b::write_module(*module);
+  return bytes ? std::move(*bytes) : std::vector<std::uint8_t>{};
+}
+
 // The generated scenery names its models as MaSzyna sceneries do ("drzewa/sosna1.t3d"); the
 // files given here are sample models under those names, found by the engine's order.
 TEST(ModelLoader, AScenerysModelsLoadNearestFirstTexturedAndOnceEach) {
   SCENERIA_REQUIRE_SAMPLES();
   const auto models = test::samples_dir() / "maszyna" / "models";
-  auto module = eu7b::generate_module({.models = 400, .seed = 3});
-  ASSERT_TRUE(module) << module.error().describe();
-  auto bytes = eu7b::write_module(*module);
-  ASSERT_TRUE(bytes);
+  const auto bytes = generated_scenery();
+  ASSERT_FALSE(bytes.empty());
   MemoryAssets assets;
   // An E3D under models/ (the second candidate), with its texture where the engine looks first
   // for a model in drzewa/: textures/drzewa/.
@@ -228,8 +235,8 @@ TEST(ModelLoader, AScenerysModelsLoadNearestFirstTexturedAndOnceEach) {
   assets.add("models/budynki/dom1.e3d", std::vector<std::uint8_t>(64, 0x41));
   // The scenery itself under a model's name (a server answering every path with it): read as
   // what its name says, an E3D, and refused; never opened as a scenery again.
-  assets.add("models/budynki/dom2.e3d", *bytes);
-  MemorySource source(*bytes, "generated.eu7");
+  assets.add("models/budynki/dom2.e3d", bytes);
+  MemorySource source(bytes, "generated.eu7");
   auto doc = open_document(source, {.assets = &assets, .staged = false});
   ASSERT_TRUE(doc) << doc.error().describe();
   auto scene = (*doc)->scene();
@@ -316,6 +323,74 @@ TEST(ModelLoader, AScenerysModelsLoadNearestFirstTexturedAndOnceEach) {
   EXPECT_FALSE(scene->meshes[mesh_of["drzewa/sosna1.t3d"]].proxy);
   EXPECT_EQ(scene->meshes[mesh_of["drzewa/sosna1.t3d"]].positions.size(), 2276u);
   EXPECT_TRUE(scene->meshes[mesh_of["budynki/dom1.t3d"]].proxy);
+}
+
+// A texture file named by several models is one texture: read, decoded and sent with the first
+// model that names it; later ones name it without pixels, and the scene takes it by its source.
+// The same name under another model's folder is another file, and another texture.
+TEST(ModelLoader, ATextureFileNamedByManyModelsIsOneTexture) {
+  SCENERIA_REQUIRE_SAMPLES();
+  const auto models = test::samples_dir() / "maszyna" / "models";
+  const auto bytes = generated_scenery();
+  ASSERT_FALSE(bytes.empty());
+  MemoryAssets assets;
+  const auto e3d = test::read_file(models / "e6acta_detale_dual_power.e3d");
+  const auto dds = test::read_file(models / "kratka.dds");
+  assets.add("models/drzewa/sosna1.e3d", e3d);
+  assets.add("models/drzewa/sosna2.e3d", e3d);
+  assets.add("models/budynki/dom1.e3d", e3d);
+  assets.add("textures/drzewa/components/kratka.dds", dds);
+  assets.add("textures/budynki/components/kratka.dds", dds);  // the same bytes, another file
+  MemorySource source(bytes, "generated.eu7");
+  auto doc = open_document(source, {.assets = &assets, .staged = false});
+  ASSERT_TRUE(doc) << doc.error().describe();
+  auto scene = (*doc)->scene();
+  ASSERT_TRUE(scene);
+  const std::size_t textures_before = scene->textures.size();
+  stream::ModelLoader loader(open_model_scene);
+  loader.track(*scene);
+  std::vector<Scene> loaded;
+  const std::string drzewa = "textures/drzewa/components/kratka.dds";
+  bool spoiled = false;
+  for (std::size_t calls = 0; loader.pending() > 0 && calls < 1000; ++calls)
+    if (auto delta = loader.load_next(scene->sections.front().origin, assets)) {
+      loaded.push_back(std::move(*delta));
+      // Once a model has brought it, the file is never read again: spoiled, it would not decode.
+      if (!spoiled && !loaded.back().textures.empty() && loaded.back().textures[0].source == drzewa)
+        assets.add(drzewa, std::vector<std::uint8_t>(64, 0x5A)), spoiled = true;
+    }
+  ASSERT_TRUE(spoiled);
+  ASSERT_EQ(loaded.size(), 3u);
+  EXPECT_EQ(loader.stats().textures_shared, 1u);
+  std::map<std::string, std::size_t> with_pixels, without;
+  for (const Scene& d : loaded) {
+    ASSERT_EQ(d.textures.size(), 1u);
+    (d.textures[0].levels.empty() ? without : with_pixels)[d.textures[0].source]++;
+  }
+  EXPECT_EQ(with_pixels, (std::map<std::string, std::size_t>{{"textures/budynki/components/kratka.dds", 1}, {"textures/drzewa/components/kratka.dds", 1}}));
+  EXPECT_EQ(without, (std::map<std::string, std::size_t>{{"textures/drzewa/components/kratka.dds", 1}}));
+
+  std::vector<std::uint32_t> replaced;
+  for (Scene& d : loaded) {
+    replaced.push_back(d.replaces[0]);
+    ASSERT_TRUE(scene::replace_meshes(*scene, std::move(d)));
+  }
+  // Two textures joined the scene, one per file, with their pixels; each model's grille wears its
+  // folder's.
+  ASSERT_EQ(scene->textures.size(), textures_before + 2);
+  std::map<std::string, std::set<std::uint32_t>> worn;  // mesh name's folder -> textures its parts wear
+  for (std::uint32_t id : replaced)
+    for (const scene::Part& p : scene->meshes[id].parts)
+      if (const std::uint32_t t = scene->materials.at(p.material).texture; t != scene::kNoTexture) {
+        ASSERT_LT(t, scene->textures.size());
+        EXPECT_EQ(scene->textures[t].levels.size(), 10u);
+        worn[scene->meshes[id].name.substr(0, scene->meshes[id].name.find('/'))].insert(t);
+      }
+  ASSERT_EQ(worn.size(), 2u);
+  ASSERT_EQ(worn["drzewa"].size(), 1u);  // sosna1 and sosna2: the same texture
+  ASSERT_EQ(worn["budynki"].size(), 1u);
+  EXPECT_NE(*worn["drzewa"].begin(), *worn["budynki"].begin());
+  EXPECT_EQ(scene->textures[*worn["drzewa"].begin()].source, "textures/drzewa/components/kratka.dds");
 }
 
 }  // namespace

@@ -214,6 +214,7 @@ class ModelSupply {
     stats.set("vertices", static_cast<double>(s.vertices));
     stats.set("indices", static_cast<double>(s.indices));
     stats.set("parts", static_cast<double>(s.parts));
+    stats.set("texturesShared", static_cast<double>(s.textures_shared));
     stats.set("ms", s.ms);
     out.set("stats", stats);
     return out;
@@ -728,6 +729,11 @@ class Viewer {
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
     out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
+    out.set("gpuBudget", static_cast<double>(s.gpu_budget));
+    out.set("gpuReleased", static_cast<double>(s.gpu_released));
+    out.set("gpuHeld", static_cast<double>(s.gpu_held));
+    out.set("meshesWaiting", s.meshes_waiting);
+    out.set("texturesWaiting", s.textures_waiting);
     out.set("s3tc", s.s3tc);
     out.set("texturesCompressed", s.textures_compressed);
     out.set("texturesDecodedHere", s.textures_decoded_here);
@@ -823,6 +829,8 @@ class Viewer {
   void orbit(double dx, double dy) { viewer_.camera().drag(dx, dy); }
   void zoom(double steps) { viewer_.camera().wheel(steps); }
   // Static geometry and model drawing distances, metres.
+  // The GPU memory budget in bytes (the renderer sizes a default from the context's limits).
+  void setGpuBudget(double bytes) { viewer_.set_gpu_budget(static_cast<std::uint64_t>(std::clamp(bytes, 0.0, 1e15))); }
   void setDistances(double draw, double models) {
     viewer_.set_distances(draw, models);
   }
@@ -935,6 +943,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("lookAt", &Viewer::lookAt)
       .function("setOrbit", &Viewer::setOrbit)
       .function("setDistances", &Viewer::setDistances)
+      .function("setGpuBudget", &Viewer::setGpuBudget)
       .function("update", &Viewer::update);
 #endif
 }

@@ -1153,7 +1153,9 @@ setInterval(() => {
     `meshes      ${number.format(s.meshesDrawn)} drawn of ${number.format(s.meshes)}`,
     `triangles   ${number.format(s.triangles)}`,
     `sections    ${number.format(s.sectionsDrawn)} drawn of ${number.format(s.sectionsTotal)}`,
-    `memory      ${mb(s.heapBytes)} heap, ${mb(s.gpuBytes)} GPU buffers`,
+    `memory      ${mb(s.heapBytes)} heap`,
+    `GPU         ${mb(s.gpuBytes)} of ${mb(s.gpuBudget)} budget${s.gpuReleased ? `, ${number.format(s.gpuReleased)} let go` : ''}`
+      + (s.meshesWaiting || s.texturesWaiting ? ` (no room: ${s.meshesWaiting} meshes, ${s.texturesWaiting} textures)` : ''),
     `camera      ${cam.mode}${cam.mode === 'drive' ? ` ${(cam.driveSpeed * 3.6).toFixed(0)} km/h` : ''}`,
   ];
   if (streaming?.stats) {
@@ -1229,6 +1231,10 @@ function start() {
   startViewer($('canvas')).then((v) => {
     viewer = v;
     window.sceneria.viewer = v;
+    // ?gpu=<MB>: the GPU memory budget, where the one sized from the context's limits is wrong
+    // for the machine (docs/performance.md, "GPU memory budget").
+    const gpu = Number(new URLSearchParams(location.search).get('gpu'));
+    if (gpu > 0) v.setGpuBudget(gpu * 1048576);
     // Block-compressed textures stay compressed where the context takes them; else the worker
     // decodes them (before this answer arrives, the renderer does).
     parser.configure({ decodeBlocks: !v.stats().s3tc });

@@ -133,6 +133,12 @@ std::optional<scene::Texture> load_material_texture(AssetResolver& assets, std::
     if (why) *why = fmt::format("{}: not found", texture_key(image));
     return std::nullopt;
   }
+  if (assets.known(source->name())) {  // the caller has its pixels: named, not read or decoded again
+    scene::Texture shared;
+    shared.name = std::string(name);
+    shared.source = source->name();
+    return shared;
+  }
   auto bytes = read_shared(*source);
   if (!bytes) {
     if (why) *why = bytes.error().describe();
@@ -144,6 +150,7 @@ std::optional<scene::Texture> load_material_texture(AssetResolver& assets, std::
     if (why) *why = fmt::format("{}: {}", source->name(), texture.error().message);
     return std::nullopt;
   }
+  texture->source = source->name();  // decoded the same way (rows from the foot) for every model
   return std::move(texture).value();
 }
 

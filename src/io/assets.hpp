@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "io/byte_source.hpp"
@@ -43,6 +44,10 @@ class AssetResolver {
   // Every file it can give, normalized, where it can say: dropped files and files in memory all,
   // a directory the files directly in its root. A viewer finds skin sets ("name,1.dds") by it.
   virtual std::vector<std::string> listing() { return {}; }
+  // Files the caller has taken in already, by ByteSource::name() (the texture files an earlier
+  // model brought): a reader may leave them undecoded. Null: none. Not owned.
+  void set_known(const std::unordered_set<std::string>* known) { known_ = known; }
+  bool known(const std::string& name) const { return known_ && known_->count(name) != 0; }
 
  protected:
   // `key` is normalized (lower case, `/`): the source, or nullptr if there is no such file.
@@ -53,6 +58,7 @@ class AssetResolver {
   void note_missing(const std::vector<std::string>& candidates, std::string_view label = {});
   std::vector<std::string> missing_;
   std::map<std::string, bool> noted_;
+  const std::unordered_set<std::string>* known_ = nullptr;
 };
 
 // Nothing beside the document itself (a single dropped file, a URL without a folder).

@@ -262,6 +262,13 @@ bool Renderer::init(std::string& error) {
     if (const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i))))
       s3tc_ = std::strstr(name, "compressed_texture_s3tc") != nullptr && std::strstr(name, "srgb") == nullptr;
   stats_.s3tc = s3tc_;  // known before the first frame: the page asks at once
+  // WebGL tells nothing of memory, so the budget is inferred from the one size it gives (an
+  // inference: 16384-texel contexts are desktop GPUs with gigabytes, 4096 old phones): a quarter
+  // of what such devices have at least, leaving the rest to the page and the rest of the system.
+  GLint max_texture = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+  residency_.set_budget(max_texture >= 16384 ? 1024ull << 20 : max_texture >= 8192 ? kDefaultGpuBudget : 256ull << 20);
+  stats_.gpu_budget = residency_.budget();
   return true;
 }
 
@@ -310,11 +317,13 @@ void Renderer::release_scene() {
   section_batches_.clear();
   for (GpuMesh& m : meshes_) release_mesh(m);
   meshes_.clear();
-  for (unsigned t : textures_)
-    if (t) glDeleteTextures(1, &t);
+  for (GpuTexture& t : textures_)
+    if (t.id) glDeleteTextures(1, &t.id);
   textures_.clear();
+  residency_.clear();
+  residency_.set_fixed(0);
   textures_compressed_ = textures_decoded_here_ = 0;
-  scene_bytes_ = 0;
+  static_bytes_ = 0;
   scene_ = nullptr;
   prepared_ = {};
 }
@@ -327,7 +336,7 @@ void Renderer::set_scene(const scene::Scene* scene) {
   prepare(*scene, prepared_);
   section_batches_.resize(scene->sections.size());
   for (std::size_t s = 0; s < scene->sections.size(); ++s) upload_batches(s);
-  upload_meshes();
+  track_scene();
   glBindVertexArray(0);
 }
 
@@ -339,7 +348,7 @@ void Renderer::upload_batches(std::size_t s) {
   for (const scene::Batch& b : section.batches) uploaded += b.positions.empty() ? 0 : 1;
   if (section_batches_[s].size() == uploaded) return;
   for (GpuBatch& g : section_batches_[s]) {
-    scene_bytes_ -= static_cast<std::size_t>(g.count) * sizeof(StaticVertex);
+    static_bytes_ -= static_cast<std::size_t>(g.count) * sizeof(StaticVertex);
     glDeleteBuffers(1, &g.vbo);
     glDeleteVertexArrays(1, &g.vao);
   }
@@ -362,7 +371,7 @@ void Renderer::upload_batches(std::size_t s) {
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(staging.size() * sizeof(StaticVertex)), staging.data(),
                  GL_STATIC_DRAW);
     static_layout();
-    scene_bytes_ += staging.size() * sizeof(StaticVertex);
+    static_bytes_ += staging.size() * sizeof(StaticVertex);
     section_batches_[s].push_back(g);
   }
   glBindVertexArray(0);
@@ -383,80 +392,184 @@ void sampling(int levels) {
 
 }  // namespace
 
-void Renderer::upload_textures() {
+std::uint64_t Renderer::texture_bytes(const scene::Texture& t) const {
   using Format = scene::Texture::Format;
-  for (std::size_t k = textures_.size(); k < scene_->textures.size(); ++k) {
-    const scene::Texture& t = scene_->textures[k];
-    unsigned id = 0;
-    const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
-    // Blocks go to the GPU as they are where the context takes them; WebGL wants level 0 in whole
-    // blocks (a 250x250 texture is decoded instead).
-    if (blocks && s3tc_ && !t.levels.empty() && t.width % 4 == 0 && t.height % 4 == 0) {
-      const GLenum format = t.format == Format::bc1 ? kRgbaS3tcDxt1 : t.format == Format::bc2 ? kRgbaS3tcDxt3 : kRgbaS3tcDxt5;
-      const std::size_t block = t.format == Format::bc1 ? 8 : 16;
-      glGenTextures(1, &id);
-      glBindTexture(GL_TEXTURE_2D, id);
-      int levels = 0;
-      for (std::uint32_t w = t.width, h = t.height; levels < static_cast<int>(t.levels.size()); w = std::max(1u, w / 2), h = std::max(1u, h / 2)) {
-        const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
-        const auto& level = t.levels[static_cast<std::size_t>(levels)];
-        if (level.size() < need) break;
-        glCompressedTexImage2D(GL_TEXTURE_2D, levels, format, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 0, static_cast<GLsizei>(need), level.data());
-        scene_bytes_ += need;
-        ++levels;
-        if (w == 1 && h == 1) break;
-      }
-      // Mips of compressed data cannot be generated: the levels stored are the chain (one may be all).
-      sampling(levels);
-      ++textures_compressed_;
-      textures_.push_back(id);
-      continue;
+  if (t.levels.empty() || !t.width || !t.height) return 0;
+  const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
+  if (blocks && s3tc_ && t.width % 4 == 0 && t.height % 4 == 0) {
+    const std::size_t block = t.format == Format::bc1 ? 8 : 16;
+    std::uint64_t bytes = 0;
+    std::size_t level = 0;
+    for (std::uint32_t w = t.width, h = t.height; level < t.levels.size(); w = std::max(1u, w / 2), h = std::max(1u, h / 2), ++level) {
+      const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
+      if (t.levels[level].size() < need) break;
+      bytes += need;
+      if (w == 1 && h == 1) break;
     }
-    std::vector<std::uint8_t> decoded;
-    const std::vector<std::uint8_t>* pixels = nullptr;
-    if (t.format == Format::rgba8 && !t.levels.empty()) {
-      pixels = &t.levels[0];
-    } else if (blocks && !t.levels.empty()) {
-      decoded = scene::decode_blocks(t.format, t.width, t.height, t.levels[0]);
-      if (!decoded.empty()) pixels = &decoded, ++textures_decoded_here_;
-    }
-    if (pixels && t.width && t.height && pixels->size() >= std::size_t{t.width} * t.height * 4) {
-      glGenTextures(1, &id);
-      glBindTexture(GL_TEXTURE_2D, id);
-      glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(t.width), static_cast<GLsizei>(t.height), 0, GL_RGBA,
-                   GL_UNSIGNED_BYTE, pixels->data());
-      glGenerateMipmap(GL_TEXTURE_2D);
-      sampling(1000);
-      scene_bytes_ += std::size_t{t.width} * t.height * 4 * 4 / 3;
-    }
-    textures_.push_back(id);
+    return bytes;
   }
+  if (!blocks && !(t.format == Format::rgba8 && t.levels[0].size() >= std::size_t{t.width} * t.height * 4)) return 0;
+  return std::uint64_t{t.width} * t.height * 4 * 4 / 3;  // RGBA8 with its generated mips
 }
 
-void Renderer::upload_meshes() {
-  upload_textures();
-  for (std::size_t k = meshes_.size(); k < scene_->meshes.size(); ++k) meshes_.push_back(upload_mesh(scene_->meshes[k]));
-  glBindVertexArray(0);
+Renderer::GpuTexture Renderer::upload_texture(const scene::Texture& t, bool count) {
+  using Format = scene::Texture::Format;
+  GpuTexture g;
+  const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
+  // Blocks go to the GPU as they are where the context takes them; WebGL wants level 0 in whole
+  // blocks (a 250x250 texture is decoded instead).
+  if (blocks && s3tc_ && !t.levels.empty() && t.width % 4 == 0 && t.height % 4 == 0) {
+    const GLenum format = t.format == Format::bc1 ? kRgbaS3tcDxt1 : t.format == Format::bc2 ? kRgbaS3tcDxt3 : kRgbaS3tcDxt5;
+    const std::size_t block = t.format == Format::bc1 ? 8 : 16;
+    glGenTextures(1, &g.id);
+    glBindTexture(GL_TEXTURE_2D, g.id);
+    int levels = 0;
+    for (std::uint32_t w = t.width, h = t.height; levels < static_cast<int>(t.levels.size()); w = std::max(1u, w / 2), h = std::max(1u, h / 2)) {
+      const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
+      const auto& level = t.levels[static_cast<std::size_t>(levels)];
+      if (level.size() < need) break;
+      glCompressedTexImage2D(GL_TEXTURE_2D, levels, format, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 0, static_cast<GLsizei>(need), level.data());
+      ++levels;
+      if (w == 1 && h == 1) break;
+    }
+    // Mips of compressed data cannot be generated: the levels stored are the chain (one may be all).
+    sampling(levels);
+    textures_compressed_ += count;
+    return g;
+  }
+  std::vector<std::uint8_t> decoded;
+  const std::vector<std::uint8_t>* pixels = nullptr;
+  if (t.format == Format::rgba8 && !t.levels.empty()) {
+    pixels = &t.levels[0];
+  } else if (blocks && !t.levels.empty()) {
+    decoded = scene::decode_blocks(t.format, t.width, t.height, t.levels[0]);
+    if (!decoded.empty()) pixels = &decoded, textures_decoded_here_ += count;
+  }
+  if (pixels && t.width && t.height && pixels->size() >= std::size_t{t.width} * t.height * 4) {
+    glGenTextures(1, &g.id);
+    glBindTexture(GL_TEXTURE_2D, g.id);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(t.width), static_cast<GLsizei>(t.height), 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, pixels->data());
+    glGenerateMipmap(GL_TEXTURE_2D);
+    sampling(1000);
+  }
+  return g;
+}
+
+void Renderer::track_scene() {
+  meshes_.resize(scene_->meshes.size());
+  textures_.resize(scene_->textures.size());
 }
 
 void Renderer::replace_meshes(const std::vector<std::uint32_t>& ids) {
   if (!scene_) return;
-  upload_textures();
+  track_scene();
+  // A delta may have given pixels to a texture that had none (scene::adopt_looks): look again.
+  for (GpuTexture& t : textures_) t.no_pixels = false;
+  // Uploaded again, with the textures that came with them, when a frame next draws them.
   for (std::uint32_t id : ids) {
-    if (id >= meshes_.size() || id >= scene_->meshes.size()) continue;
+    if (id >= meshes_.size()) continue;
+    residency_.release(mesh_item(id));
     release_mesh(meshes_[id]);
-    meshes_[id] = upload_mesh(scene_->meshes[id]);
   }
-  glBindVertexArray(0);
 }
 
 void Renderer::release_mesh(GpuMesh& g) {
-  glDeleteVertexArrays(1, &g.vao);
-  glDeleteBuffers(1, &g.vbo);
-  glDeleteBuffers(1, &g.ibo);
-  scene_bytes_ -= std::min(scene_bytes_, g.bytes);
+  if (g.vao) glDeleteVertexArrays(1, &g.vao);
+  if (g.vbo) glDeleteBuffers(1, &g.vbo);
+  if (g.ibo) glDeleteBuffers(1, &g.ibo);
   g = {};
+}
+
+std::uint64_t Renderer::mesh_bytes(const scene::Mesh& m) const {
+  return std::uint64_t{m.positions.size()} * 32 + std::uint64_t{m.indices.size()} * 4;
+}
+
+void Renderer::let_go(std::vector<std::uint32_t>& items) {
+  for (std::uint32_t item : items) {
+    if (item % 2 == 0) {
+      release_mesh(meshes_[item / 2]);
+    } else if (GpuTexture& t = textures_[item / 2]; t.id) {
+      glDeleteTextures(1, &t.id);
+      t.id = 0;
+    }
+  }
+  items.clear();
+}
+
+bool Renderer::ensure_mesh(std::size_t m) {
+  if (residency_.held(mesh_item(m))) return true;
+  const std::uint64_t bytes = mesh_bytes(scene_->meshes[m]);
+  if (!residency_.make_room(bytes, let_go_)) return false;
+  let_go(let_go_);
+  meshes_[m] = upload_mesh(scene_->meshes[m]);
+  residency_.hold(mesh_item(m), bytes);
+  return true;
+}
+
+bool Renderer::ensure_texture(std::uint32_t t) {
+  if (t >= textures_.size() || textures_[t].no_pixels || residency_.held(texture_item(t))) return true;
+  GpuTexture& g = textures_[t];
+  const std::uint64_t bytes = texture_bytes(scene_->textures[t]);
+  g.no_pixels = bytes == 0;  // drawn in its material's colour
+  if (g.no_pixels) return true;
+  if (!residency_.make_room(bytes, let_go_)) return false;
+  let_go(let_go_);
+  g.id = upload_texture(scene_->textures[t], !g.counted).id;
+  g.counted = true;
+  g.no_pixels = g.id == 0;  // its blocks would not decode
+  if (g.id) residency_.hold(texture_item(t), bytes);
+  return true;
+}
+
+void Renderer::make_resident() {
+  residency_.begin_frame();
+  residency_.set_fixed(static_bytes_ + instance_capacity_);
+  meshes_waiting_ = textures_waiting_ = 0;
+  mesh_ready_.assign(meshes_.size(), 0);
+  const auto texture_of = [&](const scene::Part& p) {
+    return p.material < scene_->materials.size() ? scene_->materials[p.material].texture : scene::kNoTexture;
+  };
+  // What this frame draws, in mesh order (the same meshes win every frame: nothing flickers
+  // in and out), as far as the budget reaches. What is here of it is marked used first, so that
+  // making room never lets go of it; what is here beyond it is let go.
+  ++frame_;
+  texture_frame_.resize(textures_.size());
+  const std::uint64_t room = residency_.budget() > residency_.fixed() ? residency_.budget() - residency_.fixed() : 0;
+  std::uint64_t wanted = 0;
+  const std::size_t meshes = std::min(meshes_.size(), plan_.mesh_count.size());
+  for (std::size_t m = 0; m < meshes; ++m) {
+    if (!plan_.mesh_count[m]) continue;
+    std::uint64_t bytes = mesh_bytes(scene_->meshes[m]);
+    for (const scene::Part& p : scene_->meshes[m].parts)
+      if (const std::uint32_t t = texture_of(p); t < textures_.size() && texture_frame_[t] != frame_) bytes += texture_bytes(scene_->textures[t]);
+    if (wanted + bytes > room) {
+      ++meshes_waiting_;
+      continue;
+    }
+    wanted += bytes;
+    mesh_ready_[m] = 1;
+    residency_.touch(mesh_item(m));
+    for (const scene::Part& p : scene_->meshes[m].parts)
+      if (const std::uint32_t t = texture_of(p); t < textures_.size()) {
+        texture_frame_[t] = frame_;
+        residency_.touch(texture_item(t));
+      }
+  }
+  residency_.trim(let_go_);
+  let_go(let_go_);
+  for (std::size_t m = 0; m < meshes; ++m) {
+    if (!mesh_ready_[m]) continue;
+    if (!ensure_mesh(m)) {
+      mesh_ready_[m] = 0;
+      ++meshes_waiting_;
+      continue;
+    }
+    for (const scene::Part& p : scene_->meshes[m].parts)
+      if (!ensure_texture(texture_of(p))) ++textures_waiting_;
+  }
+  glBindVertexArray(0);
 }
 
 Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
@@ -490,8 +603,6 @@ Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
     glEnableVertexAttribArray(a);
     glVertexAttribDivisor(a, 1);
   }
-  g.bytes = interleaved.size() * sizeof(float) + m.indices.size() * 4;
-  scene_bytes_ += g.bytes;
   ++meshes_uploaded_;
   return g;
 }
@@ -499,7 +610,7 @@ Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
 void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
   const scene::Material fallback;
   const scene::Material& mat = part.material < scene_->materials.size() ? scene_->materials[part.material] : fallback;
-  const unsigned texture = mat.texture < textures_.size() && textures_[mat.texture] ? textures_[mat.texture] : white_texture_;
+  const unsigned texture = mat.texture < textures_.size() && textures_[mat.texture].id ? textures_[mat.texture].id : white_texture_;
   glBindTexture(GL_TEXTURE_2D, texture);
   glUniform4fv(loc(instanced_program_, "u_color"), 1, glm::value_ptr(unpack_rgba(mat.color)));
   glUniform1i(loc(instanced_program_, "u_alpha_mode"), static_cast<int>(mat.alpha));
@@ -518,7 +629,7 @@ void Renderer::update_section(std::size_t index) {
   prepare_section(*scene_, index, prepared_);
   if (section_batches_.size() < scene_->sections.size()) section_batches_.resize(scene_->sections.size());
   upload_batches(index);
-  upload_meshes();  // a streamed section may bring meshes (model files) not seen before
+  track_scene();  // a streamed section may bring meshes (model files) not seen before
 }
 
 void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
@@ -606,7 +717,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     // pass they are solid, so they can be clicked).
     bool any_blended = false;
     for (std::size_t m = 0; m < meshes_.size(); ++m) {
-      if (!plan_.mesh_count[m]) continue;
+      if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
       bind_instances(m);
       for (const scene::Part& part : meshes_[m].parts) {
         if (!ids && blended(part)) {
@@ -621,7 +732,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
       glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
       glDepthMask(GL_FALSE);
       for (std::size_t m = 0; m < meshes_.size(); ++m) {
-        if (!plan_.mesh_count[m]) continue;
+        if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
         bind_instances(m);
         for (const scene::Part& part : meshes_[m].parts)
           if (blended(part)) draw_part(m, part, ids);
@@ -650,6 +761,7 @@ void Renderer::plan_and_upload(const CameraMatrices& camera) {
     glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_), nullptr, GL_DYNAMIC_DRAW);
   }
   if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
+  make_resident();
 }
 
 void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
@@ -683,7 +795,13 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_.sections_drawn = static_cast<std::uint32_t>(plan_.sections.size());
   stats_.sections_total = scene_ ? static_cast<std::uint32_t>(scene_->sections.size()) : 0;
   stats_.meshes_drawn = plan_.meshes_drawn;
-  stats_.gpu_bytes = scene_bytes_ + instance_capacity_;
+  // Counted apart from the ledger, so that a ledger gone wrong shows.
+  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + residency_.held_bytes();
+  stats_.gpu_budget = residency_.budget();
+  stats_.gpu_held = residency_.held_bytes();
+  stats_.gpu_released = residency_.released();
+  stats_.meshes_waiting = meshes_waiting_;
+  stats_.textures_waiting = textures_waiting_;
 }
 
 std::uint32_t Renderer::pick(const CameraMatrices& camera, int width, int height, int x, int y, int radius) {

@@ -10,6 +10,7 @@
 
 #include "render/camera.hpp"
 #include "render/frame_plan.hpp"
+#include "render/residency.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria {
@@ -22,7 +23,13 @@ struct FrameStats {
   std::uint32_t sections_total = 0;
   std::uint32_t meshes_drawn = 0;
   std::uint32_t parts_drawn = 0;  // instanced draws: one per material part of each drawn mesh
-  std::uint64_t gpu_bytes = 0;  // buffers this renderer holds
+  // GPU memory this renderer holds now (static geometry, the instance buffer, the meshes and
+  // textures resident), its budget, and what the budget made it do: meshes and textures let go
+  // since the scene was set, and those this frame wanted but found no room for (a mesh left out,
+  // a texture drawn white).
+  std::uint64_t gpu_bytes = 0, gpu_budget = 0, gpu_released = 0;
+  std::uint64_t gpu_held = 0;  // of gpu_bytes: the meshes and textures (what can be let go)
+  std::uint32_t meshes_waiting = 0, textures_waiting = 0;
   double plan_ms = 0;           // CPU: culling + instance packing
   // Textures of the scene: kept block-compressed on the GPU (WEBGL_compressed_texture_s3tc), or
   // decoded here because blocks came although the extension is missing (the parse worker decodes
@@ -31,6 +38,9 @@ struct FrameStats {
   bool s3tc = false;            // the context can take BC1-3 blocks
   std::uint64_t meshes_uploaded = 0;  // since the renderer started (models replacing proxies too)
 };
+
+// The budget where the context says nothing better (see Renderer::init).
+inline constexpr std::uint64_t kDefaultGpuBudget = 512ull << 20;
 
 class Renderer {
  public:
@@ -49,6 +59,11 @@ class Renderer {
   // The scene's meshes `ids` were replaced (scene::replace_meshes: a model in place of its proxy):
   // uploads them again, with the textures that came with them.
   void replace_meshes(const std::vector<std::uint32_t>& ids);
+  // The GPU memory budget in bytes. Meshes and textures are uploaded when a frame first draws them;
+  // beyond the budget, those drawn least recently are let go (and uploaded again from the scene
+  // when the camera returns). init() sizes it from the context's limits (kDefaultGpuBudget).
+  void set_gpu_budget(std::uint64_t bytes) { residency_.set_budget(bytes); }
+  std::uint64_t gpu_budget() const { return residency_.budget(); }
   void set_highlight(std::uint32_t object) { highlight_ = object; }
   // Leaves objects [first, first + count) out (count 0: none): "hide this", and how tests prove
   // an object is what covers its pixels.
@@ -82,17 +97,30 @@ class Renderer {
   struct GpuMesh {
     unsigned vao = 0, vbo = 0, ibo = 0;
     std::vector<scene::Part> parts;  // one draw each, over all visible instances
-    std::uint64_t bytes = 0;
   };
   void release_scene();
   void draw_scene(const CameraMatrices& camera, bool ids);
   void plan_and_upload(const CameraMatrices& camera);  // frame plan + one instance-buffer upload
   void build_grid();
   void upload_batches(std::size_t section);
-  void upload_meshes();  // meshes (and textures) the scene has beyond those uploaded
+  struct GpuTexture {
+    unsigned id = 0;      // 0 while not resident (or it has no pixels: drawn white)
+    bool counted = false; // in textures_compressed_ / textures_decoded_here_ (the first upload)
+    bool no_pixels = false;  // nothing to upload: drawn white (its material's colour)
+  };
+  void track_scene();  // per-mesh and per-texture slots for what the scene has now
+  // Uploads what this frame's plan draws and the ledger lets in; marks it used.
+  void make_resident();
+  bool ensure_mesh(std::size_t mesh);
+  bool ensure_texture(std::uint32_t texture);
+  void let_go(std::vector<std::uint32_t>& items);
+  static std::uint32_t mesh_item(std::size_t m) { return static_cast<std::uint32_t>(2 * m); }
+  static std::uint32_t texture_item(std::size_t t) { return static_cast<std::uint32_t>(2 * t + 1); }
+  std::uint64_t mesh_bytes(const scene::Mesh& mesh) const;
+  std::uint64_t texture_bytes(const scene::Texture& texture) const;  // 0: nothing to upload
   GpuMesh upload_mesh(const scene::Mesh& mesh);
   void release_mesh(GpuMesh& mesh);
-  void upload_textures();
+  GpuTexture upload_texture(const scene::Texture& texture, bool count);
   bool s3tc_ = false;
   std::uint32_t textures_compressed_ = 0, textures_decoded_here_ = 0;
   std::uint64_t meshes_uploaded_ = 0;
@@ -111,8 +139,14 @@ class Renderer {
   const scene::Scene* scene_ = nullptr;
   PreparedScene prepared_;
   std::vector<std::vector<GpuBatch>> section_batches_;
-  std::vector<GpuMesh> meshes_;
-  std::vector<unsigned> textures_;  // per scene texture: a GL texture, 0 while it has no pixels
+  std::vector<GpuMesh> meshes_;       // per scene mesh: vao 0 while not resident
+  std::vector<GpuTexture> textures_;  // per scene texture
+  std::vector<std::uint8_t> mesh_ready_;  // per mesh: resident for this frame's plan
+  std::vector<std::uint32_t> let_go_;     // scratch: items the ledger let go
+  std::vector<std::uint64_t> texture_frame_;  // per texture: the last frame that counted it
+  std::uint64_t frame_ = 0;
+  Residency residency_;
+  std::uint32_t meshes_waiting_ = 0, textures_waiting_ = 0;
   unsigned white_texture_ = 0;      // bound for untextured materials
   FramePlan plan_;
   PlanSettings settings_;
@@ -121,7 +155,7 @@ class Renderer {
   bool grid_ = true;
   int viewport_h_ = 1;
   bool draw_static_ = true, draw_models_ = true;
-  std::uint64_t scene_bytes_ = 0;
+  std::uint64_t static_bytes_ = 0;  // the sections' static batches (never let go)
   FrameStats stats_;
 };
 

@@ -45,7 +45,7 @@ std::uint32_t Scene::add_material(const Material& material) {
 std::uint32_t Scene::add_texture(const std::string& name) {
   for (std::size_t i = 0; i < textures.size(); ++i)
     if (textures[i].name == name) return static_cast<std::uint32_t>(i);
-  textures.push_back({name, Texture::Format::none, 0, 0, {}});
+  textures.push_back({.name = name});
   return static_cast<std::uint32_t>(textures.size() - 1);
 }
 
@@ -113,11 +113,22 @@ void Scene::finish() {
 }
 
 std::uint32_t adopt_looks(Scene& scene, Scene& delta) {
-  const auto texture_base = static_cast<std::uint32_t>(scene.textures.size());
   const auto material_base = static_cast<std::uint32_t>(scene.materials.size());
-  for (Texture& t : delta.textures) scene.textures.push_back(std::move(t));
+  // A texture from a source the scene has is that texture (a delta may carry it without pixels:
+  // the loader sends each source's pixels once).
+  std::vector<std::uint32_t> texture_id(delta.textures.size());
+  for (std::size_t k = 0; k < delta.textures.size(); ++k) {
+    Texture& t = delta.textures[k];
+    std::uint32_t id = static_cast<std::uint32_t>(scene.textures.size());
+    if (!t.source.empty())
+      for (std::size_t i = 0; i < scene.textures.size(); ++i)
+        if (scene.textures[i].source == t.source) id = static_cast<std::uint32_t>(i);
+    if (id == scene.textures.size()) scene.textures.push_back(std::move(t));
+    else if (scene.textures[id].levels.empty() && !t.levels.empty()) scene.textures[id] = std::move(t);
+    texture_id[k] = id;
+  }
   for (Material m : delta.materials) {
-    if (m.texture != kNoTexture) m.texture += texture_base;
+    if (m.texture != kNoTexture) m.texture = m.texture < texture_id.size() ? texture_id[m.texture] : kNoTexture;
     scene.materials.push_back(m);
   }
   return material_base;

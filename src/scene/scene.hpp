@@ -49,6 +49,10 @@ struct Texture {
   Format format = Format::none;
   std::uint32_t width = 0, height = 0;
   std::vector<std::vector<std::uint8_t>> levels;  // mip 0 first: RGBA8 pixels or 4x4 blocks
+  // The file its pixels were decoded from, where every model naming that file decodes it alike
+  // (the engine's texture manager keeps one texture per file): textures of one source are one
+  // texture in a scene, however many model files name it. Empty: never shared.
+  std::string source;
 };
 
 // How a surface looks (glTF's metallic-roughness subset that these formats use).

@@ -68,6 +68,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   o.pod(static_cast<std::uint32_t>(s.textures.size()));
   for (const Texture& t : s.textures) {
     o.string(t.name);
+    o.string(t.source);
     o.pod(t.format);
     o.pod(t.width);
     o.pod(t.height);
@@ -158,6 +159,7 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   s.textures.resize(textures);
   for (Texture& t : s.textures) {
     in.string(t.name);
+    in.string(t.source);
     in.pod(t.format);
     in.pod(t.width);
     in.pod(t.height);

@@ -106,12 +106,26 @@ std::optional<scene::Scene> ModelLoader::load(std::uint32_t mesh, AssetResolver&
   const std::string& path = source->name();
   if (source->size() > kMaxModelBytes)
     return fail(fmt::format("{}: {} bytes, more than a model file may have ({})", path, source->size(), kMaxModelBytes));
-  // Opened by the format its name says (open_model_scene), never by what its bytes sniff as.
+  // Opened by the format its name says (open_model_scene), never by what its bytes sniff as. A
+  // texture file an earlier model brought is named, not read or decoded again.
+  assets.set_known(&sent_);
   auto model = open_(*source, assets, texture_base_of(e.files.front()), e.params);
+  assets.set_known(nullptr);
   if (!model) return fail(model.error().describe());
   scene::Scene delta = scene::single_mesh(*model, e.mesh, e.name);
   const scene::Mesh& flat = delta.meshes.front();
   if (flat.indices.empty()) return fail("nothing to draw in it");
+  // A texture file an earlier model brought goes without its pixels (a format that decoded it
+  // all the same included): the scene has them (scene::adopt_looks takes it by its source).
+  for (scene::Texture& t : delta.textures) {
+    if (t.source.empty()) continue;
+    if (!sent_.insert(t.source).second) {
+      t.levels.clear();
+      t.levels.shrink_to_fit();
+      t.format = scene::Texture::Format::none;
+      ++stats_.textures_shared;
+    }
+  }
   ++stats_.loaded;
   stats_.vertices += flat.positions.size();
   stats_.indices += flat.indices.size();

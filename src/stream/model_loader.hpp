@@ -26,6 +26,7 @@ struct ModelLoadStats {
   std::uint64_t loaded = 0, failed = 0;  // files
   std::uint64_t bytes = 0;               // of the model files read
   std::uint64_t vertices = 0, indices = 0, parts = 0;  // of the meshes made
+  std::uint64_t textures_shared = 0;  // sent without pixels: an earlier model brought that file
   double ms = 0;                         // spent reading, converting and flattening
 };
 
@@ -83,6 +84,7 @@ class ModelLoader {
   std::unordered_map<std::uint32_t, std::size_t> entry_of_mesh_;
   std::size_t pending_ = 0;
   std::vector<std::string> failed_;
+  std::unordered_set<std::string> sent_;  // texture sources whose pixels went out with a model
   ModelLoadStats stats_;
 };
 

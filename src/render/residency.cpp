@@ -41,21 +41,18 @@ bool Residency::make_room(std::uint64_t bytes, std::vector<std::uint32_t>& let_g
     stop = nodes_[stop].prev;
   }
   if (freed < need) return false;
-  while (tail_ != stop) {
-    const std::uint32_t item = tail_;
-    let_go.push_back(item);
-    release(item);
-    ++released_;
-  }
+  while (tail_ != stop) let_go_of_tail(let_go);
   return true;
 }
 
 void Residency::trim(std::vector<std::uint32_t>& let_go) {
-  while (tail_ != kNone && total() > budget_ && nodes_[tail_].frame != frame_) {
-    let_go.push_back(tail_);
-    release(tail_);
-    ++released_;
-  }
+  while (tail_ != kNone && total() > budget_ && nodes_[tail_].frame != frame_) let_go_of_tail(let_go);
+}
+
+void Residency::let_go_of_tail(std::vector<std::uint32_t>& let_go) {
+  let_go.push_back(tail_);
+  release(tail_);
+  ++released_;
 }
 
 void Residency::hold(std::uint32_t item, std::uint64_t bytes) {

@@ -50,6 +50,7 @@ class Residency {
   };
   void unlink(std::uint32_t item);
   void push_front(std::uint32_t item);
+  void let_go_of_tail(std::vector<std::uint32_t>& let_go);  // for room: listed, released, counted
   std::vector<Node> nodes_;
   std::uint32_t head_ = kNone, tail_ = kNone;  // most / least recently used
   std::uint64_t budget_ = 0, fixed_ = 0, held_bytes_ = 0, frame_ = 1, released_ = 0;

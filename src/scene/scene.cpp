@@ -45,7 +45,9 @@ std::uint32_t Scene::add_material(const Material& material) {
 std::uint32_t Scene::add_texture(const std::string& name) {
   for (std::size_t i = 0; i < textures.size(); ++i)
     if (textures[i].name == name) return static_cast<std::uint32_t>(i);
-  textures.push_back({.name = name});
+  Texture t;  // named, no pixels yet (a designated initializer warns of the members it leaves out)
+  t.name = name;
+  textures.push_back(std::move(t));
   return static_cast<std::uint32_t>(textures.size() - 1);
 }
 

@@ -178,7 +178,9 @@ export declare class Session {
   exampleFiles(id: string): Promise<{ path: string; bytes: Uint8Array }[]>;
   openUrl(url: string, options?: { onProgress?: (p: Progress) => void; fetch?: { timeoutMs?: number; retries?: number } }): Promise<Opened>;
   /** One camera tick: scene deltas to add, sections to drop, stats (docs/api.md). */
-  camera(doc: number, x: number, y: number, z: number): Promise<Record<string, unknown> | null>;
+  /** `view.modelShown`: whether the view has drawn a streamed model with its texture yet (the
+   * stream holds the ring around its first section until then; left out, until one has loaded). */
+  camera(doc: number, x: number, y: number, z: number, view?: { modelShown?: boolean }): Promise<Record<string, unknown> | null>;
   rows(doc: number, list: string, first: number, count: number, group?: number | null): Promise<Row[] | null>;
   search(doc: number, list: string, query: string, limit?: number): Promise<Row[] | null>;
   record(doc: number, list: string, index: number): Promise<Record<string, unknown> | null>;

@@ -263,7 +263,9 @@ export class Session {
   // requests, size, inFlight, ready, resident, notices, late, decodedOffThread, ...}}. A document
   // opened in stages or with models to load: {delta, staging (more to come), described ({summary,
   // lists} again, on the first tick, which reads the rest), modelDelta, models, missing, done}.
-  camera(doc, x, y, z) { return this.#ask({ op: 'camera', doc, x, y, z }); }
+  // `view.modelShown`: whether the view has drawn a streamed model with its texture yet (the
+  // stream holds the ring around its first section until then; left out, until one has loaded).
+  camera(doc, x, y, z, view = {}) { return this.#ask({ op: 'camera', doc, x, y, z, modelShown: view.modelShown }); }
   // Rows [{i, name, detail}] of one record list. `group`: only the records of one of the list's
   // groups (lists[].groups: the files of a scenery with includes), `first` counted within it.
   rows(doc, list, first, count, group = null) { return this.#ask({ op: 'rows', doc, list, first, count, group }); }

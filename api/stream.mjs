@@ -10,6 +10,8 @@ const STREAM_FILES_ABOVE = 64 * 1024 * 1024;
 const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 // HEAD requests for the files a streamed document names, at most.
 const MAX_LOOKUPS = 4096;
+// How long the ring around the first section waits for that section's nearest model at most.
+const FIRST_MODEL_WAIT_MS = 4000;
 
 // A dropped File read the same way: slices on demand, so a 2 GB file is never read whole.
 class FileRanges {
@@ -144,7 +146,8 @@ export function createStreamer(core, engine) {
     }
     stream = { doc, wasm, fetcher, url: request.url ?? null, reads: new Map(), errors: [], changed: false,
                missingChanged: false, assetQueue: [], lookups: null, lookupBudget: MAX_LOOKUPS, foundPaths: new Map(),
-               modelFiles: new Map(), modelPaths: new Set(), modelFetch: null, modelReady: null };
+               modelFiles: new Map(), modelPaths: new Set(), modelFetch: null, modelReady: null, lookedUp: new Set(),
+               lookingFor: null, firstModel: null };
     fetcher.onChange = () => { stream.changed = true; };
     // The real models of its proxies, from next to the URL (a dropped big file has no folder).
     if (request.url) wasm.setAssets(urlFiles(stream, request.url));
@@ -157,7 +160,7 @@ export function createStreamer(core, engine) {
 
   // One camera tick: request what the camera needs, cancel what it left, hand back at most one
   // decoded section as a scene delta, and the sections to drop.
-  function tick({ x, y, z }) {
+  function tick({ x, y, z, modelShown }) {
     const tickStart = performance.now();
     const s = stream;
     // The file changed on the server: what was cached no longer matches; the page reopens it.
@@ -211,10 +214,24 @@ export function createStreamer(core, engine) {
     s.readsIssued = (s.readsIssued || 0) + groups.length;
     s.sectionsRequested = (s.sectionsRequested || 0) + u.sections;
     const delta = s.wasm.applyOne(x, y, z);
-    // A model loads once the lookups have looked for every name known so far: its file is where
-    // they found it (read synchronously, so one model per tick at most).
-    const lookupsIdle = s.lookupsSpent || (!s.assetQueue.length && !s.lookups);
-    const models = s.url && lookupsIdle ? streamModel(s, x, y, z) : idleModels;
+    // The first impression: once the nearest section is on screen, its nearest model (looked for,
+    // fetched, loaded with its textures; those missing passed over) comes before the ring around
+    // it is asked for, until the view says it has drawn it (`modelShown`; a caller that never
+    // says gets the ring once the model has loaded) — at most FIRST_MODEL_WAIT_MS, and not at all
+    // where there is no model to load.
+    if (delta && s.url && !s.firstModel) {
+      s.firstModel = { since: performance.now(), loaded: false, done: false };
+      s.wasm.holdSections(true);
+    }
+    const models = s.url ? streamModel(s, x, y, z) : idleModels;
+    if (s.firstModel && !s.firstModel.done) {
+      if (models.stats?.loaded > 0) s.firstModel.loaded = true;
+      if ((s.firstModel.loaded && modelShown !== false) || performance.now() - s.firstModel.since > FIRST_MODEL_WAIT_MS ||
+          !s.wasm.modelWanted(x, y, z)) {
+        s.firstModel.done = true;
+        s.wasm.holdSections(false);
+      }
+    }
     const errors = s.errors.splice(0);
     s.ticks = (s.ticks || 0) + 1;
     s.tickMs = (s.tickMs || 0) + performance.now() - tickStart;
@@ -269,6 +286,14 @@ export function createStreamer(core, engine) {
     }
     const wanted = s.wasm.modelWanted(x, y, z);
     if (!wanted) return idleModels;
+    // Its file is where the lookups found it: one not looked for yet is looked for next (ahead
+    // of the names queued before it), and the model loads once that lookup has answered.
+    const key = wanted.files.join('\n');
+    if (!s.lookupsSpent && !s.lookedUp.has(key)) {
+      const i = s.assetQueue.findIndex((q) => q.candidates.join('\n') === key);
+      if (i > 0) s.assetQueue.unshift(...s.assetQueue.splice(i, 1));
+      if (i >= 0 || s.lookingFor === key || s.lookups) return idleModels;
+    }
     for (const f of wanted.files) s.modelPaths.add(f);
     const path = wanted.files.find((f) => s.foundPaths.has(f));
     if (!path) return modelAnswer(s, s.wasm.loadModel(wanted.mesh));
@@ -361,6 +386,7 @@ export function createStreamer(core, engine) {
     try {
       while (s.assetQueue.length) {
         const { label, candidates } = s.assetQueue.shift();
+        s.lookingFor = candidates.join('\n');
         let found = false;
         for (const root of roots) {
           for (const path of candidates) {
@@ -377,6 +403,8 @@ export function createStreamer(core, engine) {
           }
         }
         if (stream !== s) return;
+        s.lookedUp.add(s.lookingFor);
+        s.lookingFor = null;
         if (!found) {
           s.wasm.assetMissing(label);
           s.missingChanged = true;

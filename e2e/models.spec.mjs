@@ -220,6 +220,12 @@ test('a scenery opened by URL loads its models from beside it: fetched where the
     expect(stream.modelBytes).toBe(size('models/drzewa/sosna1.e3d') + size('krzaki/krzak1.t3d') + size('models/budynki/dom1.e3d') +
                                    size('textures/drzewa/components/kratka.dds'));
     expect(nginx.bytesSent('/scenery/gen.eu7')).toBe(stream.bytes);
+    // The first impression: the nearest section, then its nearest model drawn with its texture,
+    // before any other section was asked for.
+    expect(stream.firstModelsSections).toBe(1);
+    expect(stream.firstTextured, 'a model was drawn with its texture').not.toBeNull();
+    expect(stream.firstTextured.sections).toBe(1);
+    expect(stream.firstTextured.modelRequests).toBeGreaterThan(0);
     await expect.poll(() => page.$$eval('#missing-files li', (items) => items.some((li) => li.textContent.startsWith('budynki/dom1.t3d: ')))).toBe(true);
     // A streamed scenery's PACK models are reached from the view: the first object placing the file.
     const sosna = await page.evaluate(async (file) => {

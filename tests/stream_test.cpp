@@ -63,6 +63,25 @@ TEST(SectionStreamer, RequestsNearestFirstWithinBudgetsAndAppliesOnePerFrame) {
   EXPECT_EQ(s.state(*next), State::resident);
 }
 
+TEST(SectionStreamer, AHoldKeepsTheRingBackButNotTheFirstSectionOrTheCancels) {
+  SectionStreamer s(grid(20, 20));
+  std::vector<SectionId> cancel;
+  const glm::dvec3 cam = centre({250, 250});
+  s.hold(true);  // held from the start: the cold start's one section still comes
+  EXPECT_EQ(s.update(cam, cancel), (std::vector<SectionId>{{250, 250}}));
+  s.fetched({250, 250});
+  ASSERT_TRUE(s.apply_one(cam));
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(s.update(cam, cancel).empty()) << "held: nothing around it";
+  EXPECT_TRUE(s.held());
+  s.hold(false);
+  EXPECT_EQ(s.update(cam, cancel).size(), 72u);  // released: the ring, as without a hold
+  // Held again while those are in flight: moving far away still cancels them.
+  s.hold(true);
+  EXPECT_TRUE(s.update(centre({265, 265}), cancel).empty());
+  EXPECT_FALSE(cancel.empty());
+  for (SectionId id : cancel) EXPECT_EQ(s.state(id), State::idle);
+}
+
 TEST(SectionStreamer, MovingCancelsWhatWasLeftBehindAndLooksAhead) {
   SectionStreamer s(grid(60, 60, 220, 220));
   std::vector<SectionId> cancel;

@@ -573,6 +573,7 @@ class StreamBinding {
   }
   val nextModel(double x, double y, double z) { return models_.next(x, y, z); }
   val modelWanted(double x, double y, double z) const { return models_.wanted(x, y, z); }
+  void holdSections(bool on) { stream_->hold_sections(on); }
   val loadModel(double mesh) { return models_.load(mesh); }
   val giveUpModel(double mesh, const std::string& why) { return models_.give_up(mesh, why); }
   // {"reads":[{begin,end,parts:[{row,col,begin,end}]}],"cancel":[{row,col}],"evict":[{row,col}],…}:
@@ -726,6 +727,7 @@ class Viewer {
     out.set("sectionsTotal", s.sections_total);
     out.set("meshesDrawn", s.meshes_drawn);
     out.set("partsDrawn", s.parts_drawn);
+    out.set("partsTextured", s.parts_textured);
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
     out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
@@ -900,6 +902,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("setAssets", &StreamBinding::setAssets)
       .function("nextModel", &StreamBinding::nextModel)
       .function("modelWanted", &StreamBinding::modelWanted)
+      .function("holdSections", &StreamBinding::holdSections)
       .function("loadModel", &StreamBinding::loadModel)
       .function("giveUpModel", &StreamBinding::giveUpModel)
       .function("grid", &StreamBinding::grid)

@@ -610,7 +610,14 @@ async function cameraTick() {
   ticking = true;
   try {
     const [x, y, z] = viewer.camera().eye;
-    const r = await parser.camera(s.doc, x, y, z).catch(reported);
+    // The first model drawn with its texture: what had been fetched by then (the worker, told,
+    // stops holding the sections around the first one back).
+    if (s === streaming && !s.firstTextured && s.stats && viewer.stats().partsTextured > 0) {
+      const t = s.stats;
+      s.firstTextured = { bytes: t.bytes, requests: t.requests, sections: t.sectionsRequested, modelBytes: t.modelBytes,
+                          modelRequests: t.modelRequests };
+    }
+    const r = await parser.camera(s.doc, x, y, z, { modelShown: Boolean(s.firstTextured) }).catch(reported);
     if (!r) return;
     if (s === streaming) streamed(s, r, x, z);
     else if (s === staging) staged(s, r);
@@ -694,7 +701,8 @@ function streamed(s, r, x, z) {
   drawMinimap(s, x, z);
   window.sceneria.stream = { ...s.stats, url: s.url, fetchedAtOpen: s.fetchedAtOpen, applied: s.applied || 0,
                              evicted: s.evicted || 0, firstModelsBytes: s.firstModels?.bytes ?? null,
-                             firstModelsRequests: s.firstModels?.requests ?? null, firstModelsSections: s.firstModels?.sections ?? null };
+                             firstModelsRequests: s.firstModels?.requests ?? null, firstModelsSections: s.firstModels?.sections ?? null,
+                             firstTextured: s.firstTextured ?? null };
 }
 
 // The PIDX grid: every section of the module, coloured by its streaming state, and the camera.

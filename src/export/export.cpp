@@ -139,16 +139,29 @@ std::vector<std::uint8_t> texture_rgba(const scene::Texture& t) {
   return scene::decode_blocks(t.format, t.width, t.height, t.levels[0]);
 }
 
+namespace {
+void append_to(void* context, void* data, int size) {
+  auto* o = static_cast<std::vector<std::uint8_t>*>(context);
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  o->insert(o->end(), p, p + size);
+}
+}  // namespace
+
 std::vector<std::uint8_t> png(const std::vector<std::uint8_t>& rgba, std::uint32_t width, std::uint32_t height) {
   std::vector<std::uint8_t> out;
   if (rgba.size() != std::size_t{width} * height * 4 || width == 0 || height == 0) return out;
-  stbi_write_png_to_func(
-      [](void* context, void* data, int size) {
-        auto* o = static_cast<std::vector<std::uint8_t>*>(context);
-        const auto* p = static_cast<const std::uint8_t*>(data);
-        o->insert(o->end(), p, p + size);
-      },
-      &out, static_cast<int>(width), static_cast<int>(height), 4, rgba.data(), static_cast<int>(width * 4));
+  stbi_write_png_to_func(append_to, &out, static_cast<int>(width), static_cast<int>(height), 4, rgba.data(),
+                         static_cast<int>(width * 4));
+  return out;
+}
+
+std::vector<std::uint8_t> tga(const std::vector<std::uint8_t>& rgba, std::uint32_t width, std::uint32_t height) {
+  std::vector<std::uint8_t> out;
+  if (rgba.size() != std::size_t{width} * height * 4 || width == 0 || height == 0) return out;
+  // stb writes run-length encoded TGAs unless told otherwise, through a global: set it for every
+  // call (the only writer of it here), as the uncompressed kind is what the game folders hold.
+  stbi_write_tga_with_rle = 0;
+  stbi_write_tga_to_func(append_to, &out, static_cast<int>(width), static_cast<int>(height), 4, rgba.data());
   return out;
 }
 

@@ -106,6 +106,8 @@ glm::dvec3 offset_for(const std::vector<Bounds>& parts, const Options& options);
 std::vector<std::uint8_t> texture_rgba(const scene::Texture& texture);
 // RGBA8 pixels as a PNG file.
 std::vector<std::uint8_t> png(const std::vector<std::uint8_t>& rgba, std::uint32_t width, std::uint32_t height);
+// RGBA8 pixels as an uncompressed 32-bit TGA (what game folders mostly hold; stb_image reads it).
+std::vector<std::uint8_t> tga(const std::vector<std::uint8_t>& rgba, std::uint32_t width, std::uint32_t height);
 // "x" from "dir/x.gltf"; "scene" when empty.
 std::string stem(const std::string& name);
 // Text as a plain file name that is also a relative URI: what is not a letter, digit, '-', '_'

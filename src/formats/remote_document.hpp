@@ -49,6 +49,8 @@ class RemoteDocument : public Document {
   virtual void wait_for_decodes() = 0;                 // tests: block until queued decodes finish
   virtual std::uint64_t decoded_off_thread() const = 0;
   virtual const SectionStreamer& streamer() const = 0;
+  // SectionStreamer::hold: no section but the first is requested while on.
+  virtual void hold_sections(bool on) = 0;
 
   // Data the document reads after opening, one piece at a time (model names at the end of a string
   // table, say), when nothing more urgent is loading. nullopt: nothing wanted now.

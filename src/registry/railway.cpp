@@ -16,62 +16,11 @@
 #include "formats/dds/dds.hpp"
 #include "formats/e3d/e3d.hpp"
 #include "formats/t3d/t3d.hpp"
+#include "registry/modelling.hpp"
 
 namespace sceneria::demo {
 
 namespace {
-
-// ---- procedural textures ----
-
-// A deterministic hash noise in [0, 1): the same picture on every build and every machine.
-double hash01(int x, int y, int seed) {
-  std::uint32_t h = static_cast<std::uint32_t>(x) * 374761393u + static_cast<std::uint32_t>(y) * 668265263u +
-                    static_cast<std::uint32_t>(seed) * 2246822519u;
-  h = (h ^ (h >> 13)) * 1274126177u;
-  return ((h ^ (h >> 16)) & 0xFFFFFF) / double(0x1000000);
-}
-
-// Smooth value noise that tiles every `period` texels (so a ground texture repeats seamlessly).
-double noise(double x, double y, int period, int seed) {
-  const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
-  const double fx = x - x0, fy = y - y0;
-  const auto at = [&](int i, int j) { return hash01(((i % period) + period) % period, ((j % period) + period) % period, seed); };
-  const auto s = [](double t) { return t * t * (3 - 2 * t); };
-  const double a = at(x0, y0) + (at(x0 + 1, y0) - at(x0, y0)) * s(fx);
-  const double b = at(x0, y0 + 1) + (at(x0 + 1, y0 + 1) - at(x0, y0 + 1)) * s(fx);
-  return a + (b - a) * s(fy);
-}
-
-struct Rgb {
-  double r, g, b;
-};
-Rgb mix(Rgb a, Rgb b, double t) { return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t}; }
-
-struct Picture {
-  std::uint32_t size;
-  std::vector<std::uint8_t> rgba;
-};
-
-// A square picture of `size` texels, each coloured by `paint(u, v)` (u, v in [0, 1), v = 0 the
-// first row: where a DDS's v = 0 samples).
-Picture paint(std::uint32_t size, const std::function<Rgb(double, double)>& f) {
-  Picture p{size, std::vector<std::uint8_t>(std::size_t(size) * size * 4)};
-  for (std::uint32_t y = 0; y < size; ++y)
-    for (std::uint32_t x = 0; x < size; ++x) {
-      const Rgb c = f((x + 0.5) / size, (y + 0.5) / size);
-      std::uint8_t* o = &p.rgba[4 * (std::size_t(y) * size + x)];
-      o[0] = static_cast<std::uint8_t>(std::clamp(c.r, 0.0, 1.0) * 255 + 0.5);
-      o[1] = static_cast<std::uint8_t>(std::clamp(c.g, 0.0, 1.0) * 255 + 0.5);
-      o[2] = static_cast<std::uint8_t>(std::clamp(c.b, 0.0, 1.0) * 255 + 0.5);
-      o[3] = 255;
-    }
-  return p;
-}
-
-double octaves(double u, double v, int base, int seed) {
-  return 0.55 * noise(u * base, v * base, base, seed) + 0.3 * noise(u * base * 2, v * base * 2, base * 2, seed + 1) +
-         0.15 * noise(u * base * 4, v * base * 4, base * 4, seed + 2);
-}
 
 Picture grass() {
   return paint(256, [](double u, double v) {
@@ -128,78 +77,8 @@ Picture livery(Rgb body, Rgb stripe, double window_every) {
   });
 }
 
-std::vector<std::uint8_t> dds(const Picture& p) { return dds::write_dxt1(p.size, p.size, p.rgba); }
-std::vector<std::uint8_t> png(const Picture& p) { return exports::png(p.rgba, p.size, p.size); }
 
 // ---- models, as T3D text (Z up, Y forward), converted to E3D by the core ----
-
-struct Vertex {
-  glm::dvec3 p;
-  glm::dvec2 uv;
-};
-
-// One submodel: a material (a texture or a colour) and its triangles, each with its face normal.
-struct Part {
-  explicit Part(std::string n, std::string m = "none", glm::ivec3 c = {255, 255, 255}) : name(std::move(n)), map(std::move(m)), colour(c) {}
-  std::string name, map;
-  glm::ivec3 colour;
-  std::vector<std::array<Vertex, 3>> tris;
-
-  // A triangle facing the side its corners turn counter-clockwise to.
-  void tri(const Vertex& a, const Vertex& b, const Vertex& c) { tris.push_back({a, b, c}); }
-  // A quad a b c d, counter-clockwise seen from its front, its texture `u` and `v` tiles wide.
-  void quad(glm::dvec3 a, glm::dvec3 b, glm::dvec3 c, glm::dvec3 d, double u = 1, double v = 1) {
-    tri({a, {0, v}}, {b, {u, v}}, {c, {u, 0}});
-    tri({a, {0, v}}, {c, {u, 0}}, {d, {0, 0}});
-  }
-  // An axis-aligned box from `lo` to `hi`, its faces textured `metres` per tile (0: once a face).
-  void box(glm::dvec3 lo, glm::dvec3 hi, double metres = 0, bool bottom = false) {
-    const auto t = [&](double len) { return metres > 0 ? len / metres : 1.0; };
-    const glm::dvec3 s = hi - lo;
-    const auto P = [&](int x, int y, int z) { return glm::dvec3(x ? hi.x : lo.x, y ? hi.y : lo.y, z ? hi.z : lo.z); };
-    quad(P(0, 0, 0), P(1, 0, 0), P(1, 0, 1), P(0, 0, 1), t(s.x), t(s.z));  // -Y (rear)
-    quad(P(1, 1, 0), P(0, 1, 0), P(0, 1, 1), P(1, 1, 1), t(s.x), t(s.z));  // +Y (front)
-    quad(P(1, 0, 0), P(1, 1, 0), P(1, 1, 1), P(1, 0, 1), t(s.y), t(s.z));  // +X
-    quad(P(0, 1, 0), P(0, 0, 0), P(0, 0, 1), P(0, 1, 1), t(s.y), t(s.z));  // -X
-    quad(P(0, 0, 1), P(1, 0, 1), P(1, 1, 1), P(0, 1, 1), t(s.x), t(s.y));  // top
-    if (bottom) quad(P(0, 1, 0), P(1, 1, 0), P(1, 0, 0), P(0, 0, 0), t(s.x), t(s.y));
-  }
-  // A vertical prism of `sides` around (x, y) from z0 to z1, its radius r0 at the foot and r1 at
-  // the top (r1 = 0: a cone).
-  void prism(double x, double y, double z0, double z1, double r0, double r1, int sides, double v_tiles = 1) {
-    for (int i = 0; i < sides; ++i) {
-      const double a0 = 2 * M_PI * i / sides, a1 = 2 * M_PI * (i + 1) / sides;
-      const glm::dvec3 b0(x + r0 * std::cos(a0), y + r0 * std::sin(a0), z0), b1(x + r0 * std::cos(a1), y + r0 * std::sin(a1), z0);
-      const glm::dvec3 t0(x + r1 * std::cos(a0), y + r1 * std::sin(a0), z1), t1(x + r1 * std::cos(a1), y + r1 * std::sin(a1), z1);
-      const double u0 = double(i) / sides, u1 = double(i + 1) / sides;
-      if (r1 > 0) {
-        tri({b0, {u0, v_tiles}}, {b1, {u1, v_tiles}}, {t1, {u1, 0}});
-        tri({b0, {u0, v_tiles}}, {t1, {u1, 0}}, {t0, {u0, 0}});
-      } else {
-        tri({b0, {u0, v_tiles}}, {b1, {u1, v_tiles}}, {t0, {(u0 + u1) / 2, 0}});
-      }
-    }
-  }
-};
-
-std::string t3d_text(const std::vector<Part>& parts) {
-  std::string out;
-  for (const Part& part : parts) {
-    out += fmt::format(
-        "Parent: none\nType: Mesh\nName: {}\nAnim: false\nAmbient: {} {} {}\nDiffuse: {} {} {}\nSpecular: 0 0 0\nSelfIllum: false\n"
-        "Wire: false\nWireSize: 1\nOpacity: 100\nMap: {}\nMaxDistance: -1\nMinDistance: 0\n"
-        "Transform: 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\nNumVerts: {}\n",
-        part.name, part.colour.r, part.colour.g, part.colour.b, part.colour.r, part.colour.g, part.colour.b, part.map,
-        part.tris.size() * 3);
-    for (const auto& t : part.tris) {
-      const glm::dvec3 n = glm::normalize(glm::cross(t[1].p - t[0].p, t[2].p - t[0].p));
-      out += "-1\n";  // explicit normals: every face flat
-      for (const Vertex& v : t)
-        out += fmt::format("{:.3f} {:.3f} {:.3f} {:.4f} {:.4f} {:.4f} {:.4f} {:.4f}\n", v.p.x, v.p.y, v.p.z, n.x, n.y, n.z, v.uv.x, v.uv.y);
-    }
-  }
-  return out;
-}
 
 struct Model {
   std::string name;               // the file's stem
@@ -299,15 +178,6 @@ Model vehicle(const std::string& name, double length, double height, bool cab) {
   }
   return {name, parts, {}};
 }
-
-// T3D text → the engine's converter → E3D bytes: how a game's models are made from T3D.
-std::vector<std::uint8_t> to_e3d(const std::string& text) {
-  auto model = t3d::read_model(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-  if (!model) return {};
-  return e3d::write_model(t3d::to_e3d(std::move(*model)));
-}
-
-std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
 // Every model the scenery places, by the name its file takes: each made only when asked for (a
 // gallery item wants one, with its textures, not all seven).

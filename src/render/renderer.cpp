@@ -622,6 +622,7 @@ void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
                           reinterpret_cast<void*>(std::uintptr_t{part.first} * 4), static_cast<GLsizei>(plan_.mesh_count[m]));
   ++stats_.draw_calls;
   ++stats_.parts_drawn;
+  if (texture != white_texture_) ++stats_.parts_textured;
 }
 
 void Renderer::update_section(std::size_t index) {

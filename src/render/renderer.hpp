@@ -23,6 +23,7 @@ struct FrameStats {
   std::uint32_t sections_total = 0;
   std::uint32_t meshes_drawn = 0;
   std::uint32_t parts_drawn = 0;  // instanced draws: one per material part of each drawn mesh
+  std::uint32_t parts_textured = 0;  // of those, the ones drawn with their texture's pixels
   // GPU memory this renderer holds now (static geometry, the instance buffer, the meshes and
   // textures resident), its budget, and what the budget made it do: meshes and textures let go
   // since the scene was set, and those this frame wanted but found no room for (a mesh left out,

@@ -95,6 +95,7 @@ std::vector<SectionId> SectionStreamer::update(const glm::dvec3& camera, std::ve
   // a dense scenery, a fifth of the file), and a busy worker or page cannot let other reads land
   // in between.
   if (resident() == 0) budget = in_flight() == 0 && ready() == 0 ? std::min<std::size_t>(budget, 1) : 0;
+  else if (held_) budget = 0;
   for (SectionId id : want) {
     if (!budget) break;
     Entry& e = sections_[id];

@@ -52,6 +52,11 @@ class SectionStreamer {
   // The bootstrap set for a start position (what must be resident before the first frame).
   std::vector<SectionId> bootstrap(const glm::dvec3& start) const;
 
+  // Holds back every request but the cold start's while on: the owner's way to put something
+  // before the ring around the first section (its models, say). Cancels and evictions go on.
+  void hold(bool on) { held_ = on; }
+  bool held() const { return held_; }
+
   void fetched(SectionId id);  // bytes arrived and decoded: in_flight -> ready (if still wanted)
   void failed(SectionId id);   // the request failed for good: back to idle, not retried this pass
   // The next ready section to apply this frame (one per frame), nearest first; marks it resident.
@@ -85,6 +90,7 @@ class SectionStreamer {
   glm::dvec3 last_camera_{0.0};
   glm::dvec2 heading_{0.0};  // smoothed direction of travel in the XZ plane
   bool has_camera_ = false;
+  bool held_ = false;
 };
 
 // Byte spans to fetch, merged when the gap between them is small (PMTiles, loaders.gl: 64 KiB)

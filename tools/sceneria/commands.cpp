@@ -23,6 +23,7 @@
 #include "io/assets.hpp"
 #include "io/byte_source.hpp"
 #include "io/json_io.hpp"
+#include "registry/bench_scene.hpp"
 #include "registry/examples.hpp"
 #include "registry/registry.hpp"
 
@@ -71,6 +72,22 @@ void print_info_text(const ojson& s, const std::string& path, std::ostream& out)
     for (const auto& m : s["missingFiles"]) out << "  " << m.get<std::string>() << '\n';
   }
   for (const auto& w : s.value("warnings", ojson::array())) out << "warning: " << w.value("message", "") << '\n';
+}
+
+// A file of a folder being written (an example, the benchmark scene), its folders made as needed.
+bool write_into(const std::string& folder, const std::string& relative, std::span<const std::uint8_t> bytes, std::ostream& out,
+                std::ostream& err) {
+  const std::filesystem::path path = std::filesystem::path(folder) / relative;
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  std::ofstream file(path, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!file) {
+    err << "error: cannot write " << path.string() << '\n';
+    return false;
+  }
+  out << "wrote  " << path.string() << '\n';
+  return true;
 }
 
 bool write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes, std::ostream& err) {
@@ -516,7 +533,6 @@ class FileBakeIo final : public BakeIo {
 
 // `sceneria example [ID FOLDER]`: the gallery's examples listed, or one written as its files.
 int example(const std::string& id, const std::string& folder, std::ostream& out, std::ostream& err) {
-  namespace fs = std::filesystem;
   if (id.empty()) {
     for (const Example& e : examples()) out << fmt::format("{:<10} {}: {}\n", e.id, e.title, e.what);
     return 0;
@@ -530,18 +546,29 @@ int example(const std::string& id, const std::string& folder, std::ostream& out,
     err << "error: " << files.error().describe() << '\n';
     return 1;
   }
-  for (const ExampleFile& f : *files) {
-    const fs::path path = fs::path(folder) / f.path;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    std::ofstream file(path, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(f.bytes.data()), static_cast<std::streamsize>(f.bytes.size()));
-    if (!file) {
-      err << "error: cannot write " << path.string() << '\n';
-      return 1;
-    }
-    out << "wrote  " << path.string() << '\n';
+  for (const ExampleFile& f : *files)
+    if (!write_into(folder, f.path, f.bytes, out, err)) return 1;
+  return 0;
+}
+
+int bench_scene(const demo::BenchSceneOptions& options, const std::string& folder, std::ostream& out, std::ostream& err) {
+  std::uint64_t files = 0, bytes = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Error e = demo::write_bench_scene(options, [&](const demo::BenchSceneFile& f) -> Error {
+    std::ostringstream quiet;
+    if (!write_into(folder, f.path, f.bytes, quiet, err)) return Error{Errc::io, 0, "cannot write " + f.path};
+    ++files;
+    bytes += f.bytes.size();
+    return {};
+  });
+  if (e) {
+    err << "error: " << e.describe() << '\n';
+    return 1;
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out << fmt::format("{} files, {:.1f} MB in {}: scenery/bench.eu7 ({} instances), {} models, {} textures; {:.1f} s\n", files,
+                     static_cast<double>(bytes) / 1e6, folder, options.instances, options.models,
+                     std::min<std::uint64_t>(options.textures, std::uint64_t{2} * options.models), seconds);
   return 0;
 }
 
@@ -665,6 +692,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   gen_cmd->add_option("--track-km", track_km, "kilometres of main line");
   gen_cmd->add_option("--param", params, "a generator option as key=value");
 
+  demo::BenchSceneOptions bench;
+  CLI::App* bench_cmd = app.add_subcommand("bench-scene", "write the benchmark game folder: one scenery placing real models at scale "
+                                                          "(docs/performance.md)");
+  bench_cmd->add_option("folder", out_path, "where to write it (made if missing)")->required();
+  bench_cmd->add_option("--instances", bench.instances, "model placements (default 1,000,000)");
+  bench_cmd->add_option("--models", bench.models, "distinct model files, 2,000-20,000 triangles each (default 200)");
+  bench_cmd->add_option("--textures", bench.textures, "distinct textures, two per model at most (default 400)");
+  bench_cmd->add_option("--sections", bench.sections, "square kilometres the instances cover (default 400)");
+  bench_cmd->add_option("--seed", bench.seed, "random seed");
+
   std::string example_id;
   CLI::App* example_cmd = app.add_subcommand("example", "write one of the page's examples into a folder as its files; without an id, list them");
   example_cmd->add_option("id", example_id, "the example (as `sceneria example` lists them)");
@@ -715,6 +752,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   if (bake_cmd->parsed()) return bake(path, force, out, err);
   if (example_cmd->parsed()) return example(example_id, out_path, out, err);
+  if (bench_cmd->parsed()) return bench_scene(bench, out_path, out, err);
   if (gen_cmd->parsed()) {
     if (!parse_params(gen.params)) return 2;
     if (gen_version != 0) gen.params["version"] = std::to_string(gen_version);

@@ -450,11 +450,13 @@ Result<Module> generate_module(const GeneratorOptions& o) {
 
   double weight_sum = 0;
   for (const ModelKind& k : kKinds) weight_sum += k.weight;
-  std::vector<Sid> kind_file, kind_tex;
+  std::vector<Sid> kind_file, kind_tex, given_file;
   for (const ModelKind& k : kKinds) {
     kind_file.push_back(sid(k.file));
     kind_tex.push_back(sid(k.texture));
   }
+  for (const std::string& f : o.model_files) given_file.push_back(sid(f));
+  const Sid no_texture = sid("none");
   std::vector<PidxEntry> pidx;
   PackChunk pack;
   pack.loaded = pack.decoded = true;
@@ -473,6 +475,19 @@ Result<Module> generate_module(const GeneratorOptions& o) {
     s.solo.models.reserve(static_cast<std::size_t>(per_section[i]));
     const double x_min = (e.col - 250) * 1000.0, z_min = (e.row - 250) * 1000.0;
     for (std::uint64_t k = 0; k < per_section[i]; ++k) {
+      if (!given_file.empty()) {
+        Model mo;
+        mo.transition = 1;
+        mo.location = v3(x_min + rng.range(0, 1000), 0, z_min + rng.range(0, 1000));
+        mo.angles = v3(0, std::floor(rng.range(0, 360)), 0);
+        const double sc = 0.9 + 0.2 * rng.uniform();
+        mo.scale = v3(sc, sc, sc);
+        mo.model_file = given_file[std::min(given_file.size() - 1, static_cast<std::size_t>(rng.uniform() * static_cast<double>(given_file.size())))];
+        mo.texture = no_texture;
+        s.solo.models.push_back(mo);
+        ++serial;
+        continue;
+      }
       double pick = rng.uniform() * weight_sum;
       std::size_t kind = 0;
       while (kind + 1 < std::size(kKinds) && pick >= kKinds[kind].weight) pick -= kKinds[kind++].weight;

@@ -4,6 +4,8 @@
 // simulation records, and `models` placements over 1 km sections. Deterministic for a seed on
 // every platform (own RNG, no std::*_distribution).
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "formats/eu7b/eu7b.hpp"
@@ -18,6 +20,9 @@ struct GeneratorOptions {
   bool keep_default_format = true;  // true: the version's natural format (7 flat, 8 "5", 9 "6")
   double track_km = 6.0;
   std::uint32_t models_per_section = 2000;  // average; sections vary around it
+  // The files the PACK models place, each as likely, untextured, unnamed; empty: the generator's
+  // own mix of trees, masts, buildings and signals (with named and lit ones among them).
+  std::vector<std::string> model_files;
 };
 
 Result<Module> generate_module(const GeneratorOptions& options);

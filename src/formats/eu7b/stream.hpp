@@ -61,6 +61,9 @@ class RemoteModule final : public stream::RemoteDocument {
   void wait_for_decodes() override;                 // blocks until every queued decode has finished (tests)
   std::uint64_t decoded_off_thread() const override { return decoded_off_thread_; }  // by the pool, not the caller
   const SectionStreamer& streamer() const override { return *streamer_; }
+  void hold_sections(bool on) override {
+    if (streamer_) streamer_->hold(on);
+  }
   // A streamed PACK model's fields while its section is resident (null otherwise).
   nlohmann::ordered_json pack_record(std::uint64_t index) const;
 

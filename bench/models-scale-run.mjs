@@ -1,0 +1,127 @@
+// Real models at scale (issue 36): the benchmark game folder the core writes (`sceneria
+// bench-scene`: 200 E3D models of 2,000-20,000 triangles, 400 DDS and TGA textures of 256²-1024²,
+// the instances over 400 km²), served by nginx and opened by URL in the page in headless Chromium
+// (SwiftShader). For each size, side by side in one run:
+//   - what had been fetched of the scenery when the first model drawn with its texture went on
+//     screen (bytes, share of the file, Range requests; the model and texture files apart);
+//   - from one camera, once every model in view has loaded: the frame's CPU time (the renderer's
+//     cull + pack timer, median of 15 frames) against the same scenery opened where no model file
+//     is found (every instance a proxy box), and the draw calls against the (mesh, material) pairs
+//     drawn (the instanced draws) — the rest is the static scene's, the same in both.
+//   node bench/models-scale-run.mjs [--instances 100000,1000000] [--dir DIR]   (after both builds)
+// --dir keeps the generated folders and reuses them.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { startNginx } from '../e2e/nginx.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const sizes = arg('instances', '100000,1000000').split(',').filter(Boolean).map(Number);
+const dir = arg('dir', null) ?? mkdtempSync(join(tmpdir(), 'sceneria-models-scale-'));
+mkdirSync(dir, { recursive: true });
+
+// Per size: game<N>/ (the folder) and alone<N>/scenery/bench.eu7 (the same file, no models beside it).
+for (const n of sizes) {
+  const game = join(dir, `game${n}`);
+  if (!existsSync(join(game, 'scenery', 'bench.eu7'))) {
+    const t = Date.now();
+    process.stdout.write(execFileSync('build/native/sceneria', ['bench-scene', game, '--instances', String(n), '--seed', '1']));
+    console.log(`(generated in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  }
+  const alone = join(dir, `alone${n}`, 'scenery');
+  mkdirSync(alone, { recursive: true });
+  if (!existsSync(join(alone, 'bench.eu7'))) linkSync(join(game, 'scenery', 'bench.eu7'), join(alone, 'bench.eu7'));
+}
+
+const nginx = await startNginx(dir, 8171);
+const server = spawn('node', ['scripts/serve.mjs', '--port', '8172'], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 800));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'] });
+
+// The camera of the frame measurement: over the middle of the 10 × 40 km grid. While streaming and
+// loading settle, models are drawn within 300 m only (SwiftShader draws every triangle on the
+// CPU; the page would crawl); the frame is then measured with them drawn within 1 km.
+const CAMERA = { x: 0, y: 0, z: 20000, distance: 300, draw: 3000, models: 300, measured: 1000 };
+
+async function open(url) {
+  const page = await browser.newPage({ viewport: { width: 640, height: 360 } });
+  const t0 = Date.now();
+  await page.goto(`http://127.0.0.1:8172/#v=1&src=${encodeURIComponent(url)}`);
+  await page.waitForFunction(() => window.sceneria?.lastResult?.ok && window.sceneria.viewer?.stats().sectionsTotal > 0,
+                             null, { timeout: 300_000 });
+  return { page, t0 };
+}
+
+// Streaming and model loading settled around the camera: nothing in flight or waiting, twice in a row.
+async function settle(page, withModels) {
+  await page.evaluate((c) => { window.sceneria.viewer.setDistances(c.draw, c.models); window.sceneria.viewer.lookAt(c.x, c.y, c.z, c.distance); }, CAMERA);
+  let calm = 0;
+  for (let i = 0; i < 1200 && calm < 2; i++) {
+    await page.waitForTimeout(500);
+    const quiet = await page.evaluate((withModels) => {
+      const s = window.sceneria.stream, m = window.sceneria.models;
+      return s && s.inFlight === 0 && s.ready === 0 && s.applied > 0 && (!withModels || (m && m.pending === 0 && m.loaded > 0));
+    }, withModels);
+    calm = quiet ? calm + 1 : 0;
+  }
+  await page.evaluate(() => window.sceneria.pauseStreaming(true));
+}
+
+const frame = (page) => page.evaluate((c) => {
+  const v = window.sceneria.viewer;
+  v.setDistances(c.draw, c.measured);
+  const plan = [];
+  for (let i = 0; i < 15; i++) { v.renderFrame(); plan.push(v.stats().planMs); }
+  plan.sort((a, b) => a - b);
+  const s = v.stats();
+  return { planMs: plan[plan.length >> 1], drawCalls: s.drawCalls, parts: s.partsDrawn, textured: s.partsTextured, instances: s.instances,
+           meshes: s.meshesDrawn, triangles: s.triangles, gpuBytes: s.gpuBytes, gpuBudget: s.gpuBudget };
+}, CAMERA);
+
+const rows = [];
+for (const n of sizes) {
+  const size = statSync(join(dir, `game${n}`, 'scenery', 'bench.eu7')).size;
+  // With the models: when the first textured one showed, then the frame once all in view are in.
+  const withModels = await open(`http://127.0.0.1:8171/game${n}/scenery/bench.eu7`);
+  await withModels.page.evaluate((c) => window.sceneria.viewer.setDistances(c.draw, c.models), CAMERA);
+  await withModels.page.waitForFunction(() => window.sceneria.stream?.firstTextured, null, { timeout: 600_000 });
+  const firstMs = Date.now() - withModels.t0;
+  const first = await withModels.page.evaluate(() => window.sceneria.stream.firstTextured);
+  await settle(withModels.page, true);
+  const models = await frame(withModels.page);
+  const loaded = await withModels.page.evaluate(() => window.sceneria.models);
+  await withModels.page.close();
+  // The same file where no model file is found: proxy boxes, the same camera.
+  const boxes = await open(`http://127.0.0.1:8171/alone${n}/scenery/bench.eu7`);
+  await settle(boxes.page, false);
+  const proxies = await frame(boxes.page);
+  await boxes.page.close();
+  rows.push({ n, size, first, firstMs, models, proxies, loaded });
+}
+await browser.close();
+server.kill();
+nginx.stop();
+
+console.log('\nFirst frame with a textured model, streamed by URL:\n');
+console.log('| instances | scenery file | after | scenery fetched by then | Range requests | model and texture files by then |');
+console.log('|---|---|---|---|---|---|');
+for (const r of rows)
+  console.log(`| ${r.n.toLocaleString('en-US')} | ${(r.size / 1e6).toFixed(1)} MB | ${(r.firstMs / 1000).toFixed(1)} s | ` +
+              `${(r.first.bytes / 1e6).toFixed(2)} MB (${(100 * r.first.bytes / r.size).toFixed(2)} %) | ${r.first.requests} | ` +
+              `${r.first.modelRequests} files, ${(r.first.modelBytes / 1e6).toFixed(2)} MB |`);
+console.log('\nOne camera, every model in view loaded, against the same scenery with proxy boxes:\n');
+console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | draw calls | (mesh, material) pairs drawn | textured | other draws (models / boxes) | triangles | models loaded | GPU memory |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  const m = r.models, p = r.proxies;
+  console.log(`| ${r.n.toLocaleString('en-US')} | ${m.instances.toLocaleString('en-US')} / ${p.instances.toLocaleString('en-US')} | ` +
+              `${m.planMs.toFixed(2)} ms | ${p.planMs.toFixed(2)} ms | ${(m.planMs / p.planMs).toFixed(2)}× | ${m.drawCalls} | ${m.parts} | ${m.textured} | ` +
+              `${m.drawCalls - m.parts} / ${p.drawCalls - p.parts} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
+              `${(m.gpuBytes / 1048576).toFixed(0)} of ${(m.gpuBudget / 1048576).toFixed(0)} MB |`);
+}

@@ -240,7 +240,7 @@ export function createStreamer(core, engine) {
     s.missingChanged = false;
     return {
       delta, modelDelta: models.delta, models: models.stats, evict: u.evict, errors, grid, missing,
-      stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight,
+      stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight, held: u.held,
                ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), late: u.late,
                decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,
                reads: s.readsIssued || 0, lookups: s.fetcher.lookups ?? 0, sectionsRequested: s.sectionsRequested || 0,

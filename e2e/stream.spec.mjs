@@ -48,11 +48,11 @@ async function waitStreamed(page, resident) {
   await page.waitForFunction((n) => (window.sceneria.stream?.resident ?? 0) >= n, resident, { timeout: 60_000 });
 }
 // The stream has caught up with the camera: ticks went on since `since`, nothing in flight or
-// waiting to be applied.
+// waiting to be applied, nothing held back.
 async function waitSettled(page, since = 0) {
   await page.waitForFunction((t) => {
     const s = window.sceneria.stream;
-    return s && s.ticks > t + 2 && s.inFlight === 0 && s.ready === 0;
+    return s && s.ticks > t + 2 && s.inFlight === 0 && s.ready === 0 && !s.held;
   }, since, { timeout: 60_000 });
 }
 

@@ -599,6 +599,7 @@ class StreamBinding {
     out["evict"] = nlohmann::ordered_json::array();
     for (const auto& id : stream_->evict({x, y, z})) out["evict"].push_back({{"row", id.row}, {"col", id.col}});
     out["inFlight"] = stream_->streamer().in_flight();
+    out["held"] = stream_->streamer().held();
     out["ready"] = stream_->streamer().ready();
     out["resident"] = stream_->streamer().resident();
     out["errors"] = stream_->take_errors();  // sections that failed to decode (on the pool's threads)

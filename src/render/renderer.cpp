@@ -390,6 +390,23 @@ void sampling(int levels) {
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
 }
 
+// A block-compressed texture's complete levels, level 0 down (a short one ends the chain):
+// `use(level, w, h, bytes)` for each; returns their bytes. What is sized and what is uploaded
+// walk the same chain.
+template <class Use>
+std::uint64_t block_levels(const scene::Texture& t, std::size_t block, Use&& use) {
+  std::uint64_t total = 0;
+  std::size_t level = 0;
+  for (std::uint32_t w = t.width, h = t.height; level < t.levels.size(); w = std::max(1u, w / 2), h = std::max(1u, h / 2), ++level) {
+    const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
+    if (t.levels[level].size() < need) break;
+    use(level, w, h, need);
+    total += need;
+    if (w == 1 && h == 1) break;
+  }
+  return total;
+}
+
 }  // namespace
 
 std::uint64_t Renderer::texture_bytes(const scene::Texture& t) const {
@@ -397,16 +414,7 @@ std::uint64_t Renderer::texture_bytes(const scene::Texture& t) const {
   if (t.levels.empty() || !t.width || !t.height) return 0;
   const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
   if (blocks && s3tc_ && t.width % 4 == 0 && t.height % 4 == 0) {
-    const std::size_t block = t.format == Format::bc1 ? 8 : 16;
-    std::uint64_t bytes = 0;
-    std::size_t level = 0;
-    for (std::uint32_t w = t.width, h = t.height; level < t.levels.size(); w = std::max(1u, w / 2), h = std::max(1u, h / 2), ++level) {
-      const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
-      if (t.levels[level].size() < need) break;
-      bytes += need;
-      if (w == 1 && h == 1) break;
-    }
-    return bytes;
+    return block_levels(t, t.format == Format::bc1 ? 8 : 16, [](std::size_t, std::uint32_t, std::uint32_t, std::size_t) {});
   }
   if (!blocks && !(t.format == Format::rgba8 && t.levels[0].size() >= std::size_t{t.width} * t.height * 4)) return 0;
   return std::uint64_t{t.width} * t.height * 4 * 4 / 3;  // RGBA8 with its generated mips
@@ -424,14 +432,11 @@ Renderer::GpuTexture Renderer::upload_texture(const scene::Texture& t, bool coun
     glGenTextures(1, &g.id);
     glBindTexture(GL_TEXTURE_2D, g.id);
     int levels = 0;
-    for (std::uint32_t w = t.width, h = t.height; levels < static_cast<int>(t.levels.size()); w = std::max(1u, w / 2), h = std::max(1u, h / 2)) {
-      const std::size_t need = std::size_t{(w + 3) / 4} * ((h + 3) / 4) * block;
-      const auto& level = t.levels[static_cast<std::size_t>(levels)];
-      if (level.size() < need) break;
-      glCompressedTexImage2D(GL_TEXTURE_2D, levels, format, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 0, static_cast<GLsizei>(need), level.data());
+    block_levels(t, block, [&](std::size_t level, std::uint32_t w, std::uint32_t h, std::size_t need) {
+      glCompressedTexImage2D(GL_TEXTURE_2D, static_cast<GLint>(level), format, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 0,
+                             static_cast<GLsizei>(need), t.levels[level].data());
       ++levels;
-      if (w == 1 && h == 1) break;
-    }
+    });
     // Mips of compressed data cannot be generated: the levels stored are the chain (one may be all).
     sampling(levels);
     textures_compressed_ += count;

@@ -231,7 +231,9 @@ std::optional<Span> RemoteModule::strings_request(std::uint64_t piece) {
   collect();
   std::uint32_t urgent = 0;
   for (const auto& [id, w] : waiting_) urgent = std::max(urgent, w.strings_needed);
-  const bool idle = streamer_->in_flight() == 0 && streamer_->ready() == 0 && decoding_ == 0;
+  // Held (SectionStreamer::hold: the first section's model comes first), the streamer is not
+  // idle either: the names the inspector wants wait with the ring.
+  const bool idle = !streamer_->held() && streamer_->in_flight() == 0 && streamer_->ready() == 0 && decoding_ == 0;
   if (urgent <= module_->strings.size() && !idle) return std::nullopt;
   strings_in_flight_ = true;
   const std::uint64_t at = strings_->next_offset();

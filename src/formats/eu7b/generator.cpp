@@ -165,6 +165,9 @@ constexpr ModelKind kKinds[] = {
     {"znaki/w4.t3d", "znaki/w4.bmp", false, false, 0, 1},     {"infrastruktura/szafa.t3d", "none", false, false, 0, 1},
 };
 
+// A file GeneratorOptions::model_files names: untextured, unnamed, unlit, scaled ±10 %.
+constexpr ModelKind kGiven = {"", "none", false, false, 0.2, 1};
+
 }  // namespace
 
 Result<Module> generate_module(const GeneratorOptions& o) {
@@ -475,23 +478,17 @@ Result<Module> generate_module(const GeneratorOptions& o) {
     s.solo.models.reserve(static_cast<std::size_t>(per_section[i]));
     const double x_min = (e.col - 250) * 1000.0, z_min = (e.row - 250) * 1000.0;
     for (std::uint64_t k = 0; k < per_section[i]; ++k) {
-      if (!given_file.empty()) {
-        Model mo;
-        mo.transition = 1;
-        mo.location = v3(x_min + rng.range(0, 1000), 0, z_min + rng.range(0, 1000));
-        mo.angles = v3(0, std::floor(rng.range(0, 360)), 0);
-        const double sc = 0.9 + 0.2 * rng.uniform();
-        mo.scale = v3(sc, sc, sc);
-        mo.model_file = given_file[std::min(given_file.size() - 1, static_cast<std::size_t>(rng.uniform() * static_cast<double>(given_file.size())))];
-        mo.texture = no_texture;
-        s.solo.models.push_back(mo);
-        ++serial;
-        continue;
-      }
-      double pick = rng.uniform() * weight_sum;
+      // The file first (one of the given ones, each as likely, or a kind by weight), then one
+      // placement for either.
+      const double pick = rng.uniform();
       std::size_t kind = 0;
-      while (kind + 1 < std::size(kKinds) && pick >= kKinds[kind].weight) pick -= kKinds[kind++].weight;
-      const ModelKind& mk = kKinds[kind];
+      if (given_file.empty()) {
+        double left = pick * weight_sum;
+        while (kind + 1 < std::size(kKinds) && left >= kKinds[kind].weight) left -= kKinds[kind++].weight;
+      } else {
+        kind = std::min(given_file.size() - 1, static_cast<std::size_t>(pick * static_cast<double>(given_file.size())));
+      }
+      const ModelKind& mk = given_file.empty() ? kKinds[kind] : kGiven;
       Model mo;
       if (mk.named) mo.node = named(sid(fmt::format("{}_{}", mk.file[0] == 'b' ? "bud" : "obj", serial)));
       mo.transition = 1;
@@ -499,8 +496,8 @@ Result<Module> generate_module(const GeneratorOptions& o) {
       mo.angles = v3(0, std::floor(rng.range(0, 360)), 0);
       const double sc = 1.0 + mk.scale_jitter * (rng.uniform() - 0.5);
       mo.scale = v3(sc, sc, sc);
-      mo.model_file = kind_file[kind];
-      mo.texture = kind_tex[kind];
+      mo.model_file = given_file.empty() ? kind_file[kind] : given_file[kind];
+      mo.texture = given_file.empty() ? kind_tex[kind] : no_texture;
       if (mk.lights) {
         mo.lights = {static_cast<std::uint32_t>(s.solo.light_states.size()), 2};
         s.solo.light_states.insert(s.solo.light_states.end(), {1.0f, 0.0f});

@@ -8,10 +8,12 @@
 
 #include "formats/e3d/e3d.hpp"
 #include "formats/eu7b/generator.hpp"
+#include "formats/eu7b/json_codec.hpp"
 #include "formats/eu7b/pack.hpp"
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/to_scene.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "io/byte_sink.hpp"
 #include "io/byte_source.hpp"
 #include "registry/registry.hpp"
 #include "sample_files.hpp"
@@ -110,6 +112,77 @@ TEST(FuzzRegression, StrsTrailingBytesSurviveAWrite) {
   EXPECT_EQ(m->problems[0].offset, 16u + 10u);
   EXPECT_NE(m->problems[0].message.find("3 bytes after its strings"), std::string::npos);
   EXPECT_EQ(write_module(*m).value(), bytes);
+}
+
+// format_eu7b_fuzzer: a module with two PACK chunks wrote the first one's bytes in place of both.
+// The reference reader keeps the last PACK (and the last PIDX and PROT); an earlier PACK is now
+// kept as bytes, said in a problem, and written back as it was, in binary and through JSON.
+TEST(FuzzRegression, APackThatALaterPackReplacesIsKeptAsBytes) {
+  auto module = generate_module({.models = 300, .seed = 5, .version = 9});
+  ASSERT_TRUE(module.ok());
+  const auto plain = write_module(*module).value();
+  MemorySource walk(plain, "g.eu7");
+  auto container = read_container(walk);
+  ASSERT_TRUE(container.ok());
+  const std::vector<std::uint8_t> decoy = {0xde, 0xad, 0xbe, 0xef, 0x00};
+  std::vector<RawChunk> chunks;
+  std::size_t sections = 0;
+  for (const ChunkInfo& c : container->chunks) {
+    if (c.id == chunk::PACK) {
+      chunks.push_back({chunk::PACK, decoy});
+    }
+    if (c.id == chunk::PIDX) sections = (c.payload_size() - 4) / 16;
+    const auto payload = std::span(plain).subspan(c.payload_offset(), c.payload_size());
+    chunks.push_back({c.id, {payload.begin(), payload.end()}});
+  }
+  const auto bytes = write_container(9, chunks);
+  MemorySource src(bytes, "two-packs.eu7");
+  auto m = read_module(src, {.load_pack = true, .decode_pack = true});
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  const ChunkInfo* first_pack = nullptr;
+  const ChunkInfo* last_pack = nullptr;
+  for (const ChunkInfo& c : m->container.chunks)
+    if (c.id == chunk::PACK) (first_pack ? last_pack : first_pack) = &c;
+  ASSERT_NE(last_pack, nullptr);
+  ASSERT_NE(m->pack(), nullptr);
+  EXPECT_EQ(m->pack()->payload_offset, last_pack->payload_offset());
+  EXPECT_EQ(m->pack()->sections.size(), sections);
+  std::size_t opaque_packs = 0;
+  for (const Chunk& c : m->chunks)
+    if (c.id == chunk::PACK && std::holds_alternative<OpaqueChunk>(c.data)) {
+      ++opaque_packs;
+      EXPECT_EQ(std::get<OpaqueChunk>(c.data).bytes, decoy);
+    }
+  EXPECT_EQ(opaque_packs, 1u);
+  const auto replaced = std::find_if(m->problems.begin(), m->problems.end(), [](const Problem& p) {
+    return p.message.find("is replaced by the PACK at") != std::string::npos;
+  });
+  ASSERT_NE(replaced, m->problems.end());
+  EXPECT_EQ(replaced->offset, first_pack->offset);
+  // The scene is the one module's without the decoy.
+  MemorySource plain_src(plain, "g.eu7");
+  auto one = read_module(plain_src, {.load_pack = true, .decode_pack = true});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(to_scene(*m)->objects.size(), to_scene(*one)->objects.size());
+
+  EXPECT_EQ(write_module(*m).value(), bytes);
+  std::vector<std::uint8_t> streamed;
+  VectorByteSink sink(streamed);
+  ASSERT_FALSE(write_module(*m, sink));
+  EXPECT_EQ(streamed, bytes);
+  // Through both JSON readers: the decoy is a PACK given as "hex".
+  auto tree = module_to_json(*m);
+  ASSERT_TRUE(tree.ok());
+  auto from_tree = module_from_json(nlohmann::json::parse(tree->dump()));
+  ASSERT_TRUE(from_tree.ok()) << from_tree.error().describe();
+  EXPECT_EQ(write_module(*from_tree).value(), bytes);
+  StringByteSink text;
+  ASSERT_FALSE(write_module_json(*m, text));
+  EXPECT_NE(text.text.find(R"({"id":"PACK","hex":"deadbeef00"})"), std::string::npos);
+  MemorySource json_src(std::span(reinterpret_cast<const std::uint8_t*>(text.text.data()), text.text.size()), "t.json");
+  auto from_text = read_module_json(json_src);
+  ASSERT_TRUE(from_text.ok()) << from_text.error().describe();
+  EXPECT_EQ(write_module(*from_text).value(), bytes);
 }
 
 }  // namespace

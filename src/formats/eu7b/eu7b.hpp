@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/string_table.hpp"
@@ -85,6 +86,9 @@ struct Module {
     return static_cast<std::uint32_t>(std::max<std::uint64_t>(declared, strings.size()));
   }
   bool strings_complete() const { return strings.size() >= string_count(); }
+  // The reference reader keeps the last PIDX, PROT and PACK it meets (each replaces what an
+  // earlier one set; eu7_reader.cpp, read_chunk_payload), so these are the last of their kind.
+  // A PACK that a later one replaces is read as bytes (an OpaqueChunk): nothing indexes it.
   template <class T>
   const T* first() const {
     for (const Chunk& c : chunks)
@@ -93,14 +97,22 @@ struct Module {
   }
   template <class T>
   T* first() {
-    for (Chunk& c : chunks)
-      if (T* p = std::get_if<T>(&c.data)) return p;
+    return const_cast<T*>(std::as_const(*this).first<T>());
+  }
+  template <class T>
+  const T* last() const {
+    for (auto c = chunks.rbegin(); c != chunks.rend(); ++c)
+      if (const T* p = std::get_if<T>(&c->data)) return p;
     return nullptr;
   }
-  const PrototypeList* prototypes() const { return first<PrototypeList>(); }
-  const std::vector<PidxEntry>* pidx() const { return first<std::vector<PidxEntry>>(); }
-  const PackChunk* pack() const { return first<PackChunk>(); }
-  PackChunk* pack() { return first<PackChunk>(); }
+  template <class T>
+  T* last() {
+    return const_cast<T*>(std::as_const(*this).last<T>());
+  }
+  const PrototypeList* prototypes() const { return last<PrototypeList>(); }
+  const std::vector<PidxEntry>* pidx() const { return last<std::vector<PidxEntry>>(); }
+  const PackChunk* pack() const { return last<PackChunk>(); }
+  PackChunk* pack() { return last<PackChunk>(); }
 };
 
 }  // namespace sceneria::eu7b

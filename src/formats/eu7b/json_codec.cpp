@@ -307,6 +307,8 @@ Result<Module> module_from_json(const njson& j) {
     if (!cj.is_object() || !cj.contains("id") || !cj["id"].is_string() || !parse_chunk_id(cj["id"].get<std::string>(), c.id))
       return bad(path + ".id: expected a 4-character chunk id");
     c.data = empty_chunk_data(c.id);
+    // A PACK as bytes: one a later PACK replaces (read_module keeps it so).
+    if (c.id == chunk::PACK && cj.is_object() && cj.contains("hex") && !cj.contains("sections")) c.data = OpaqueChunk{};
     c.empty_payload = cj.value("empty_payload", false);
     if (cj.contains("trailing_hex") && !hex_bytes(cj["trailing_hex"], c.trailing)) return bad(path + ".trailing_hex: bad hex");
     if (auto* opaque = std::get_if<OpaqueChunk>(&c.data)) {
@@ -1003,7 +1005,11 @@ class StreamReader : public TapeEvents<StreamReader> {
     if (!hex("trailing_hex", c.trailing, false)) return stop(bad(path + ".trailing_hex: bad hex"));
     if (auto* opaque = std::get_if<OpaqueChunk>(&c.data)) {
       if (!hex("hex", opaque->bytes, true)) return stop(bad(path + ".hex: bad hex"));
-    } else if (auto* pack = std::get_if<PackChunk>(&c.data)) {
+    } else if (auto* pack = std::get_if<PackChunk>(&c.data); pack && !sections_seen_ && a.member("hex")) {
+      OpaqueChunk bytes;  // a PACK a later one replaces, as bytes (module_from_json does the same)
+      if (!hex("hex", bytes.bytes, true)) return stop(bad(path + ".hex: bad hex"));
+      c.data = std::move(bytes);
+    } else if (pack) {
       if (!sections_seen_) return stop(bad(path + ".sections must be an array"));
       pack->loaded = true;
       pack->payload_size = pack->raw.size();

@@ -315,11 +315,20 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
   bool seen_strings = false;
   std::vector<LaterChunk> later;
   const std::optional<std::span<const std::uint8_t>> memory = source.in_memory();
+  // The reference reader keeps the last PACK (eu7b.hpp, Module::pack); an earlier one is kept as
+  // bytes, so that the module writes back as it was read.
+  const ChunkInfo* indexed_pack = nullptr;
+  for (const ChunkInfo& c : module.container.chunks)
+    if (c.id == chunk::PACK) indexed_pack = &c;
   for (const ChunkInfo& c : module.container.chunks) {
     Chunk chunk;
     chunk.id = c.id;
     chunk.offset = c.offset;
-    if (c.id == chunk::PACK) {
+    if (c.id == chunk::PACK && &c != indexed_pack)
+      module.problems.push_back({c.offset, fmt::format("chunk PACK at {} is replaced by the PACK at {}: the reference reader "
+                                                       "keeps the last, so nothing indexes this one",
+                                                       hex_offset(c.offset), hex_offset(indexed_pack->offset))});
+    if (&c == indexed_pack) {
       PackChunk pack;
       pack.payload_offset = c.payload_offset();
       pack.payload_size = c.payload_size();
@@ -394,7 +403,8 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
       module.chunks.push_back(std::move(chunk));
       continue;
     }
-    if (!seen_strings && is_known_chunk(c.id) && c.id != chunk::PLAC && c.id != chunk::FINT && c.id != chunk::PIDX)
+    if (!seen_strings && is_known_chunk(c.id) && c.id != chunk::PLAC && c.id != chunk::FINT && c.id != chunk::PIDX &&
+        c.id != chunk::PACK)
       module.problems.push_back({c.offset, fmt::format("chunk {} at {} comes before STRS; the reference reader "
                                                        "resolves string ids while reading, so STRS must be first",
                                                        chunk_name(c.id), hex_offset(c.offset))});

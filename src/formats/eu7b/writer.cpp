@@ -135,8 +135,15 @@ void write_payload(A& a, const Module& module, const EncodedPack& pack, const Ch
   if (const auto* strs = std::get_if<StringsChunk>(&c.data)) {
     encode_strings_data(a, module.strings, strs->first, strs->count);
     a.raw(c.trailing.data(), c.trailing.size());
-  } else if (std::holds_alternative<PackChunk>(c.data)) {
-    a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
+  } else if (const auto* p = std::get_if<PackChunk>(&c.data)) {
+    if (p == module.pack()) {
+      a.raw(pack.payload.data(), pack.payload.size());  // stray bytes live in its prefix and sections
+    } else {
+      // One a later PACK replaces (built so in memory; read_module keeps such as bytes): nothing
+      // indexes it, and it is written as it is.
+      const EncodedPack own = p->decoded ? encode_pack(*p) : EncodedPack{{}, p->bytes(), {}};
+      a.raw(own.payload.data(), own.payload.size());
+    }
   } else {
     encode_chunk_data(a, c, module.version());
   }
@@ -178,8 +185,13 @@ Error plan(const Module& module, Layout& l, const PackWriter* writer = nullptr) 
       chunk = &p;
     }
     BinarySize counted;
-    if (!writer || !std::holds_alternative<PackChunk>(chunk->data)) write_payload(counted, module, l.pack, *chunk);
-    const std::uint64_t size = writer && std::holds_alternative<PackChunk>(chunk->data) ? writer->size : counted.sink().size;
+    const auto* other_pack = std::get_if<PackChunk>(&chunk->data);
+    if (other_pack == pack_chunk) other_pack = nullptr;
+    if (other_pack && !other_pack->decoded && !other_pack->loaded)
+      return Error{Errc::bad_value, other_pack->payload_offset, "PACK payload was not loaded; read the module with load_pack to write it"};
+    const bool written_by_writer = writer && std::holds_alternative<PackChunk>(chunk->data) && !other_pack;
+    if (!written_by_writer) write_payload(counted, module, l.pack, *chunk);
+    const std::uint64_t size = written_by_writer ? writer->size : counted.sink().size;
     if (size + kChunkHeaderSize > UINT32_MAX)
       return Error{Errc::bad_value, 0, fmt::format("chunk {} is {} bytes, more than a u32 chunk size can hold",
                                                    chunk_name(c.id), size)};
@@ -229,7 +241,7 @@ Error write_module(const Module& module, ByteSink& sink, const PackWriter& write
   for (const Layout::Slot& s : l.slots) {
     const std::uint32_t ids[2] = {s.chunk->id, static_cast<std::uint32_t>(kChunkHeaderSize + s.size)};
     if (Error e = sink.put(std::span(reinterpret_cast<const std::uint8_t*>(ids), kChunkHeaderSize))) return e;
-    if (const auto* pack = std::get_if<PackChunk>(&s.chunk->data)) {
+    if (const auto* pack = std::get_if<PackChunk>(&s.chunk->data); pack && pack == module.pack()) {
       if (pack_writer) {
         if (Error e = pack_writer->write(sink)) return e;
         continue;

@@ -152,6 +152,46 @@ void open_from(RemoteModule& stream, Server& server, std::uint64_t read_ahead) {
   }
 }
 
+// The header pass walks the chunk headers before it decodes: a walk that steps over a payload it
+// will decode (TERR, bigger than a read-ahead) and then misses the header behind it fetches both
+// at once, not the header now and the payload after the walk. Each read starts at the file's
+// start, at a chunk header, or inside a payload that runs to the header the walk missed.
+TEST(Eu7bStream, AHeaderMissBringsThePayloadBeforeItThatWillBeRead) {
+  const auto file = eu7b::write_module(*eu7b::generate_module({.models = 200'000, .seed = 7, .models_per_section = 2500})).value();
+  MemorySource walk(file, "g.eu7");
+  const auto container = eu7b::read_container(walk).value();
+  const eu7b::ChunkInfo* terr = nullptr;
+  for (const auto& c : container.chunks)
+    if (c.id == eu7b::chunk::TERR) terr = &c;
+  ASSERT_NE(terr, nullptr);
+  constexpr std::uint64_t kReadAhead = 64 * 1024;
+  ASSERT_GT(terr->payload_size(), 2 * kReadAhead);  // no read-ahead covers it
+
+  struct Traced : Server {
+    std::vector<Span> spans;
+  } server{{file}, {}};
+  RemoteModule stream(file.size(), "remote.eu7");
+  for (int round = 0;; ++round) {
+    ASSERT_LT(round, 50);
+    auto need = stream.open(kReadAhead);
+    ASSERT_TRUE(need.ok()) << need.error().describe();
+    if (!*need) break;
+    server.spans.push_back(**need);
+    stream.add_bytes((*need)->begin, server.get((*need)->begin, (*need)->end));
+  }
+  ASSERT_TRUE(stream.opened());
+  std::string trace;
+  for (const Span& s : server.spans) trace += fmt::format(" [{:#x}, {:#x})", s.begin, s.end);
+  // The head (STRS's count), the chunks after STRS up to TERR's header, TERR's payload with the
+  // headers behind it up to PACK's, and the chunks after PACK: four, where the walk alone took five.
+  ASSERT_EQ(server.spans.size(), 4u) << trace;
+  EXPECT_EQ(server.spans[0].begin, 0u);
+  EXPECT_GT(server.spans[2].begin, terr->payload_offset()) << trace;
+  EXPECT_LT(server.spans[2].begin, terr->offset + terr->size) << trace;
+  EXPECT_GE(server.spans[2].end, stream.module().pack()->payload_offset) << trace;
+  EXPECT_EQ(server.spans[3].begin, stream.module().pack()->payload_offset + stream.module().pack()->payload_size) << trace;
+}
+
 TEST(Eu7bStream, ReadsOnlyTheStringsTheHeaderUsesThenTheRestWhenIdle) {
   const auto generated = eu7b::generate_module({.models = 200'000, .seed = 4}).value();
   const auto file = eu7b::write_module(generated).value();

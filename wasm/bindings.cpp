@@ -721,6 +721,7 @@ class Viewer {
     out.set("fps", viewer_.fps());
     out.set("frameMs", viewer_.frame_ms());
     out.set("planMs", s.plan_ms);
+    out.set("drawMs", s.draw_ms);
     out.set("drawCalls", s.draw_calls);
     out.set("instances", static_cast<double>(s.instances));
     out.set("triangles", static_cast<double>(s.triangles));

@@ -48,6 +48,9 @@ class ByteSource {
   // A hint from a reader that streams: it will not read [begin, end) again, so a mapped file may
   // let those pages go (a 1 GB document read once need not stay resident).
   virtual void release(std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
+  // A hint from a reader that walks ahead of its reads: it will read [begin, end) once the walk is
+  // done, so a source that fetches on demand may bring those bytes with the next miss.
+  virtual void will_read(std::uint64_t /*begin*/, std::uint64_t /*end*/) {}
   // An Errc::truncated error when the range is outside the source: checked before allocating
   // for a length the input claims.
   Error check_range(std::uint64_t offset, std::uint64_t length) const;

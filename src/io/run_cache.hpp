@@ -40,6 +40,20 @@ class RunCache {
     return done;
   }
 
+  // The first byte of [begin, end) no run holds (`end` when they hold them all).
+  std::uint64_t first_gap(std::uint64_t begin, std::uint64_t end) const {
+    std::uint64_t at = begin;
+    while (at < end) {
+      auto it = runs_.upper_bound(at);
+      if (it == runs_.begin()) return at;
+      auto prev = std::prev(it);
+      const std::uint64_t run_end = prev->first + prev->second.size();
+      if (run_end <= at) return at;
+      at = run_end;
+    }
+    return end;
+  }
+
   // Where the next cached run after `offset` starts (or `limit`): a fetch at `offset` need not go
   // further.
   std::uint64_t next_run(std::uint64_t offset, std::uint64_t limit) const {

@@ -808,6 +808,7 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_.gpu_released = residency_.released();
   stats_.meshes_waiting = meshes_waiting_;
   stats_.textures_waiting = textures_waiting_;
+  stats_.draw_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 }
 
 std::uint32_t Renderer::pick(const CameraMatrices& camera, int width, int height, int x, int y, int radius) {

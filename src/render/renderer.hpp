@@ -32,6 +32,9 @@ struct FrameStats {
   std::uint64_t gpu_held = 0;  // of gpu_bytes: the meshes and textures (what can be let go)
   std::uint32_t meshes_waiting = 0, textures_waiting = 0;
   double plan_ms = 0;           // CPU: culling + instance packing
+  // CPU: the whole frame as the renderer issues it (plan, uploads, state, draw calls), not the
+  // GPU's work (with a software GPU the two share the cores: measure after a sync).
+  double draw_ms = 0;
   // Textures of the scene: kept block-compressed on the GPU (WEBGL_compressed_texture_s3tc), or
   // decoded here because blocks came although the extension is missing (the parse worker decodes
   // them when told the extension is missing, so this stays 0 then).

@@ -42,7 +42,7 @@ bool probe(std::span<const std::uint8_t> head) {
   return head.size() >= 4 && std::memcmp(head.data(), kMagic, 4) == 0;
 }
 
-Result<Container> read_container(ByteSource& source) {
+Result<Container> read_container(ByteSource& source, const ReadOptions* reading) {
   Container out;
   out.file_size = source.size();
   std::array<std::uint8_t, kHeaderSize> header{};
@@ -89,6 +89,12 @@ Result<Container> read_container(ByteSource& source) {
       return Error{Errc::truncated, offset,
                    fmt::format("chunk {} at {} claims {} bytes but only {} remain",
                                chunk_name(info.id), hex_offset(offset), info.size, remaining)};
+    }
+    if (reading) {
+      // What read_module reads of it: STRS's head alone when lazy, PACK only when kept.
+      const bool pack = info.id == chunk::PACK, lazy = info.id == chunk::STRS && reading->lazy_strings;
+      if (!pack || reading->load_pack || reading->decode_pack || reading->map_pack)
+        source.will_read(info.payload_offset(), lazy ? std::min(info.payload_offset() + 4, offset + info.size) : offset + info.size);
     }
     out.chunks.push_back(info);
     offset += info.size;
@@ -307,7 +313,7 @@ Error decode_later(Module& module, std::vector<LaterChunk>& later, unsigned thre
 }  // namespace
 
 Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
-  auto container = read_container(source);
+  auto container = read_container(source, &options);
   if (!container) return container.error();
   Module module;
   module.container = std::move(container).value();

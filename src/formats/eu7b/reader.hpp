@@ -15,8 +15,11 @@ namespace sceneria::eu7b {
 // True if the bytes start with the EU7B magic (used for format detection).
 bool probe(std::span<const std::uint8_t> head);
 
-// Header and chunk walk. Reads 8 bytes per chunk; payloads are not touched.
-Result<Container> read_container(ByteSource& source);
+struct ReadOptions;
+// Header and chunk walk. Reads 8 bytes per chunk; payloads are not touched. With `reading`, the
+// payloads a read_module with those options will read are announced to the source as the walk
+// steps over them (ByteSource::will_read).
+Result<Container> read_container(ByteSource& source, const ReadOptions* reading = nullptr);
 
 // STRS payload -> string table. `payload_offset` is the absolute offset of payload[0];
 // `consumed` (optional) receives how many payload bytes the strings took.

@@ -40,6 +40,7 @@ Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
       if (auto need = source_.needed()) {
         Span s = *need;
         s.end = std::min(source_.size(), std::max(s.end, s.begin + read_ahead));
+        s.begin = source_.fetch_from(s.begin);  // and the payload before it, if it will be read
         return std::optional<Span>{s};
       }
       return m.error();

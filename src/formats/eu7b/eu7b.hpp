@@ -86,9 +86,6 @@ struct Module {
     return static_cast<std::uint32_t>(std::max<std::uint64_t>(declared, strings.size()));
   }
   bool strings_complete() const { return strings.size() >= string_count(); }
-  // The reference reader keeps the last PIDX, PROT and PACK it meets (each replaces what an
-  // earlier one set; eu7_reader.cpp, read_chunk_payload), so these are the last of their kind.
-  // A PACK that a later one replaces is read as bytes (an OpaqueChunk): nothing indexes it.
   template <class T>
   const T* first() const {
     for (const Chunk& c : chunks)
@@ -109,6 +106,9 @@ struct Module {
   T* last() {
     return const_cast<T*>(std::as_const(*this).last<T>());
   }
+  // The reference reader keeps the last PIDX, PROT and PACK it meets (each replaces what an
+  // earlier one set; eu7_reader.cpp, read_chunk_payload), so these are the last of their kind.
+  // A PACK that a later one replaces is read as bytes (an OpaqueChunk): nothing indexes it.
   const PrototypeList* prototypes() const { return last<PrototypeList>(); }
   const std::vector<PidxEntry>* pidx() const { return last<std::vector<PidxEntry>>(); }
   const PackChunk* pack() const { return last<PackChunk>(); }

@@ -133,6 +133,28 @@ std::vector<std::uint8_t> through_json(const File& f, int indent) {
   return bytes.ok() ? *bytes : std::vector<std::uint8_t>{};
 }
 
+// The header is checked against the sizes the writer would write (counted, not written): a
+// header that disagrees is a warning per word, and the file writes back with it as read.
+TEST(B3d, AHeaderTheContentsDisagreeWithIsKeptAndSaidWhere) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto bytes = test::read_file(sample("ks.b3d"));
+  const nlohmann::json r = reference();
+  const std::uint32_t data_words = r["header"]["len_data_words"], file_words = r["header"]["len_file_words"];
+  const std::uint32_t wrong_data = data_words - 1, wrong_file = file_words + 3;
+  std::memcpy(bytes.data() + 4, &wrong_file, 4);
+  std::memcpy(bytes.data() + 20, &wrong_data, 4);
+  auto f = read_b3d(bytes);
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  ASSERT_EQ(f->warnings.size(), 2u);
+  EXPECT_EQ(f->warnings[0].offset, 4u);
+  EXPECT_EQ(f->warnings[0].message, fmt::format("the header's file length is {} words where the file's contents make {} (kept as read)", wrong_file, file_words));
+  EXPECT_EQ(f->warnings[1].offset, 20u);
+  EXPECT_EQ(f->warnings[1].message, fmt::format("the header's data length is {} words where the file's contents make {} (kept as read)", wrong_data, data_words));
+  auto back = write_b3d(*f);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == bytes);
+}
+
 TEST(B3dJson, TheSampleReadsBackFromItsJsonToItsBytes) {
   SCENERIA_REQUIRE_SAMPLES();
   const auto bytes = test::read_file(sample("ks.b3d"));
@@ -380,6 +402,16 @@ TEST(B3dSynthetic, CutFilesAndBadCountsStopWhereTheyBreak) {
   ASSERT_TRUE(f.ok());
   ASSERT_TRUE(f->incomplete);
   EXPECT_NE(f->incomplete->message.find("its vertex list claims 1000000 items"), std::string::npos) << f->incomplete->message;
+  // A polygon whose corners run past the end: the message names that polygon of the list (the
+  // name is written only when a count fails, not for every polygon read).
+  Builder p;
+  p.begin("tris", 8).bound().w(2).w(0).f(1).w(32767).w(1).w(3).w(0).w(1).w(2);
+  p.w(0).f(1).w(32767).w(1).w(1000).w(0).end();
+  auto q = read_b3d(p.bytes());
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(q->incomplete);
+  EXPECT_NE(q->incomplete->message.find("block 8 \"tris\" at 0x"), std::string::npos) << q->incomplete->message;
+  EXPECT_NE(q->incomplete->message.find(": polygon 1 claims 1000 words but only "), std::string::npos) << q->incomplete->message;
   // A child count that does not match the children: a warning, the file still reads.
   Builder c;
   c.begin("box", 3).bound().w(2).begin("only", 3).bound().w(0).end().end();

@@ -31,6 +31,29 @@ TEST(ByteReader, FirstErrorSticksAndLaterReadsYieldZero) {
   EXPECT_EQ(r.error().offset, 0x42u);
 }
 
+TEST(ByteReader, AContextMadeOnDemandIsMadeOnlyForAMessage) {
+  const std::uint8_t data[6] = {};
+  int made = 0;
+  const auto make = [&made] {
+    ++made;
+    return std::string("chunk 0x1005 at 0x30");
+  };
+  ByteReader fine(data, 0x38, make);
+  EXPECT_EQ(fine.u32(), 0u);
+  EXPECT_TRUE(fine.check_count(1, 2, "points"));
+  EXPECT_TRUE(fine.ok());
+  EXPECT_EQ(made, 0);
+  ByteReader r(data, 0x38, make);
+  EXPECT_FALSE(r.check_count(7, 1, "points"));
+  EXPECT_EQ(r.error().message, "chunk 0x1005 at 0x30 claims 7 points but only 6 bytes remain");
+  EXPECT_EQ(r.u32(), 0u);  // a second failure writes no second message
+  EXPECT_EQ(made, 1);
+  ByteReader cut(data, 0x38, make);
+  cut.skip(4, "a count");
+  EXPECT_EQ(cut.u32(), 0u);
+  EXPECT_EQ(cut.error().message, "chunk 0x1005 at 0x30: needs 4 bytes at 0x3c but only 2 remain");
+}
+
 TEST(ByteReader, CountsAreCheckedAgainstRemainingBytes) {
   const std::uint8_t data[80] = {};
   ByteReader r(data, 0x1f2c, "chunk PACK at 0x1f2c: section 3");

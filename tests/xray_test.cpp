@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "formats/xray/document.hpp"
@@ -245,6 +246,35 @@ TEST(XrayObject, BrokenFilesAreRefusedWithTheChunkAndWhere) {
   auto f = read_object(big);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message.find("chunk 0x7777 at 0x0 claims 2147483632 bytes"), std::string::npos) << f.error().message;
+  // A mesh's version chunk emptied (the sizes of the chunks around it lowered to match): the
+  // message names the mesh and the chunk, a context written only for the message.
+  const auto size_at = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, bytes.data() + at + 4, 4);
+    return std::size_t{v};
+  };
+  const auto find = [&](std::size_t begin, std::size_t end, std::uint32_t id) {
+    for (std::size_t at = begin; at + 8 <= end; at += 8 + size_at(at)) {
+      std::uint32_t got = 0;
+      std::memcpy(&got, bytes.data() + at, 4);
+      if (got == id) return at;
+    }
+    ADD_FAILURE() << "no chunk " << id;
+    return end;
+  };
+  const std::size_t meshes = find(8, 8 + size_at(0), 0x0910), mesh = meshes + 8;
+  const std::size_t version = find(mesh + 8, mesh + 8 + size_at(mesh), 0x1000);
+  ASSERT_EQ(size_at(version), 2u);
+  auto cut = bytes;
+  cut.erase(cut.begin() + static_cast<std::ptrdiff_t>(version + 8), cut.begin() + static_cast<std::ptrdiff_t>(version + 10));
+  for (const std::size_t at : {std::size_t{0}, meshes, mesh, version}) {
+    const std::uint32_t smaller = static_cast<std::uint32_t>(size_at(at) - 2);
+    std::memcpy(cut.data() + at + 4, &smaller, 4);
+  }
+  auto g = read_object(cut);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().code, Errc::truncated);
+  EXPECT_EQ(g.error().message, fmt::format("mesh 0 at {:#x}: chunk 0x1000 at {:#x}: needs 2 bytes at {:#x} but only 0 remain", mesh, version, version + 8));
   auto none = read_object(std::vector<std::uint8_t>(16, 0));
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().code, Errc::bad_magic);

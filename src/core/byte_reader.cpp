@@ -18,7 +18,7 @@ bool ByteReader::check_count(std::uint64_t count, std::uint64_t min_item_size, s
   if (error_) return false;
   if (min_item_size == 0 || count <= remaining() / min_item_size) return true;
   fail(Errc::bad_count,
-       fmt::format("{} claims {} {} but only {} bytes remain", context_, count, what, remaining()));
+       fmt::format("{} claims {} {} but only {} bytes remain", context(), count, what, remaining()));
   return false;
 }
 
@@ -34,7 +34,7 @@ void ByteReader::fail_at(Errc code, std::uint64_t absolute_offset, std::string_v
 void ByteReader::truncated(std::size_t wanted, std::string_view what) {
   if (error_) return;
   fail(Errc::truncated,
-       fmt::format("{}: {}{}needs {} bytes at {} but only {} remain", context_, what,
+       fmt::format("{}: {}{}needs {} bytes at {} but only {} remain", context(), what,
                    what.empty() ? "" : " ", wanted, hex_offset(offset()), remaining()));
 }
 

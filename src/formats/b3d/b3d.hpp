@@ -34,15 +34,18 @@ struct Vertices {
 };
 
 // A polygon of a polygon block (8, 35) or a sprite block (28): its 5-word header and its corners,
-// each corner `corner_words` words (notes §5.2/§5.3).
+// each corner `corner_words` words (notes §5.2/§5.3). The corners' words lie in the block's
+// `corners`, one polygon's after another's (Block::corners_of): a vector per polygon was most of
+// a module's allocations.
 struct Polygon {
   std::uint32_t format = 0;
   std::uint32_t unknown_f = 0;  // f32 bits (about 1.0)
   std::uint32_t unknown_i = 0;  // (about 32767)
   std::uint32_t texnum = 0;     // into the material list
   std::uint32_t corner_words = 1;
-  std::vector<std::uint32_t> corners;
-  std::size_t count() const { return corner_words ? corners.size() / corner_words : 0; }
+  std::size_t first = 0;         // its first word in Block::corners
+  std::uint32_t corner_count = 0;
+  std::size_t count() const { return corner_count; }
 };
 
 // What a corner of a polygon carries, from its format (the flag rule of notes §5.2; sprites
@@ -55,7 +58,9 @@ struct CornerLayout {
   std::uint32_t words() const { return (sprite ? 2 : 1) + 2 * uv_sets + normal; }
 };
 CornerLayout corner_layout(std::uint32_t format, bool sprite);
-// Triangles of an n-gon as corner indices, as the reference tools cut them (notes §5.2).
+// Triangles of an n-gon as corner indices, as the reference tools cut them (notes §5.2):
+// triangle t of the corners - 2, and all of them.
+std::array<std::uint32_t, 3> triangle(std::size_t corners, bool strip, std::size_t t);
 std::vector<std::array<std::uint32_t, 3>> triangulate(std::size_t corners, bool strip);
 // Words per vertex of a formatted vertex block (36/37) and how many of them are normal data.
 struct VertexLayout {
@@ -88,12 +93,20 @@ struct Block {
   std::vector<std::uint32_t> words;
   Vertices vertices;                       // 6, 7, 36, 37
   std::vector<Polygon> polygons;           // 8, 28, 35
+  std::vector<std::uint32_t> corners;      // the polygons' corner words
   std::vector<CollisionPolygon> collision; // 23
   bool has_children = false;
   std::uint32_t child_count = 0;  // as stored (the children are what lies between 333 and 555)
   std::vector<Item> items;
   // Where a layout could be read two ways (block 39's word before its child count), which way.
   bool extra_word = false;
+
+  // A polygon's corner words (empty if the polygon does not fit in `corners`).
+  std::span<const std::uint32_t> corners_of(const Polygon& p) const {
+    const std::size_t n = std::size_t{p.corner_count} * p.corner_words;
+    if (p.first > corners.size() || n > corners.size() - p.first) return {};
+    return {corners.data() + p.first, n};
+  }
 };
 
 struct File {

@@ -124,7 +124,7 @@ class Text {
         case K::sprites:
           t_.key("polygons");
           t_.open_array();
-          for (const Polygon& p : b.polygons) polygon(p, field.kind == K::sprites);
+          for (const Polygon& p : b.polygons) polygon(b, p, field.kind == K::sprites);
           t_.close();
           break;
         case K::collision:
@@ -161,7 +161,7 @@ class Text {
     t_.close();
   }
 
-  void polygon(const Polygon& p, bool sprite) {
+  void polygon(const Block& b, const Polygon& p, bool sprite) {
     t_.open_object();
     t_.key("format");
     t_.number(std::uint64_t{p.format});
@@ -175,7 +175,7 @@ class Text {
     t_.open_array();
     for (std::size_t c = 0; c < p.count(); ++c) {
       t_.open_array();
-      const std::uint32_t* w = p.corners.data() + c * p.corner_words;
+      const std::uint32_t* w = b.corners_of(p).data() + c * p.corner_words;
       // A polygon's corner starts with its vertex index; a sprite's with two offsets.
       for (std::uint32_t k = 0; k < p.corner_words; ++k) {
         if (k == 0 && !sprite) t_.number(std::uint64_t{w[k]});
@@ -385,9 +385,11 @@ class Tree {
     if (!j.contains("corners") || !j["corners"].is_array()) return bad(path + ".corners", "expected an array");
     std::string pattern(p.corner_words, 'f');
     if (!sprite) pattern[0] = 'u';
+    p.first = b.corners.size();
     for (std::size_t c = 0; c < j["corners"].size(); ++c)
-      if (Error e = pattern_from(j["corners"][c], pattern, p.corners, fmt::format("{}.corners[{}]", path, c), true)) return e;
-    b.polygons.push_back(std::move(p));
+      if (Error e = pattern_from(j["corners"][c], pattern, b.corners, fmt::format("{}.corners[{}]", path, c), true)) return e;
+    p.corner_count = static_cast<std::uint32_t>(j["corners"].size());
+    b.polygons.push_back(p);
     return {};
   }
 

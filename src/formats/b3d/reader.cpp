@@ -46,14 +46,16 @@ CornerLayout corner_layout(std::uint32_t format, bool sprite) {
   return c;
 }
 
+std::array<std::uint32_t, 3> triangle(std::size_t n, bool strip, std::size_t t) {
+  const auto i = static_cast<std::uint32_t>(t);
+  if (strip) return t % 2 == 0 ? std::array{i, i + 1, i + 2} : std::array{i, i + 2, i + 1};
+  if (t % 2 == 0) return {t == 0 ? static_cast<std::uint32_t>(n - 1) : i - 1, i, i + 1};
+  return {i, i + 1, i + 2};
+}
+
 std::vector<std::array<std::uint32_t, 3>> triangulate(std::size_t n, bool strip) {
   std::vector<std::array<std::uint32_t, 3>> out;
-  for (std::size_t t = 0; t + 2 < n; ++t) {
-    const auto i = static_cast<std::uint32_t>(t);
-    if (strip) out.push_back(t % 2 == 0 ? std::array{i, i + 1, i + 2} : std::array{i, i + 2, i + 1});
-    else if (t % 2 == 0) out.push_back({t == 0 ? static_cast<std::uint32_t>(n - 1) : i - 1, i, i + 1});
-    else out.push_back({i, i + 1, i + 2});
-  }
+  for (std::size_t t = 0; t + 2 < n; ++t) out.push_back(triangle(n, strip, t));
   return out;
 }
 
@@ -92,13 +94,26 @@ class Reader {
     at_ += 4;
     return w;
   }
+  // What a count is of, for messages: a field, or item `index` of a list. Written out only when
+  // a count does not fit, since the polygon lists check every polygon.
+  struct What {
+    std::string_view name;
+    std::int64_t index = -1;
+    What(const char* n) : name(n) {}
+    What(std::string_view n) : name(n) {}
+    What(std::string_view n, std::uint32_t i) : name(n), index(i) {}
+    std::string text() const { return index < 0 ? std::string(name) : fmt::format("{} {}", name, index); }
+  };
   // Whether `count` items of `words` words each fit in what is left; else the read stops there.
-  bool fits(std::uint64_t count, std::uint64_t words, std::string_view what) {
-    if (words == 0 || count <= left() / 4 / words) return true;
-    stop(Errc::bad_count, fmt::format("{}{} claims {} {} but only {} bytes remain", where(), what, count, words == 1 ? "words" : "items", left()));
+  bool fits(std::uint64_t count, std::uint64_t words, const What& what) {
+    return words == 0 || count <= left() / 4 / words || refuse(count, words, what);
+  }
+  // Out of line, so that the check above inlines into the loops that make it per polygon.
+  [[gnu::noinline]] bool refuse(std::uint64_t count, std::uint64_t words, const What& what) {
+    stop(Errc::bad_count, fmt::format("{}{} claims {} {} but only {} bytes remain", where(), what.text(), count, words == 1 ? "words" : "items", left()));
     return false;
   }
-  bool take(std::vector<std::uint32_t>& out, std::uint64_t n, std::string_view what) {
+  bool take(std::vector<std::uint32_t>& out, std::uint64_t n, const What& what) {
     if (!fits(n, 1, what)) return false;
     if (n == 0) return true;  // memcpy of nothing still wants real pointers, and an empty vector has none
     const std::size_t at = out.size();
@@ -106,6 +121,23 @@ class Reader {
     std::memcpy(out.data() + at, b_.data() + at_, static_cast<std::size_t>(n) * 4);
     at_ += n * 4;
     return true;
+  }
+
+  // The corner words of the next `n` polygons, from their headers alone, so that the list's
+  // corners are sized once (growing them polygon by polygon was a fifth of the read in
+  // WebAssembly). Stops at the first polygon that does not fit: the read then says why.
+  std::size_t corner_words_ahead(std::uint32_t n, bool sprite) const {
+    std::size_t at = static_cast<std::size_t>(at_), words = 0;
+    for (std::uint32_t k = 0; k < n && b_.size() - at >= 20; ++k) {
+      std::uint32_t format = 0, corners = 0;
+      std::memcpy(&format, b_.data() + at, 4);
+      std::memcpy(&corners, b_.data() + at + 16, 4);
+      const std::size_t each = corner_layout(format, sprite).words(), left_words = (b_.size() - at - 20) / 4;
+      if (corners > left_words / each) break;
+      words += corners * each;
+      at += 20 + corners * each * 4;
+    }
+    return words;
   }
 
   void stop(Errc code, std::string message) {
@@ -208,11 +240,12 @@ class Reader {
       stop(Errc::bad_value, fmt::format("{}not a known block type; blocks carry no length, so nothing after it can be read", where()));
       return false;
     }
-    // The words each field begins at, for counted fields to find their counts.
-    std::vector<std::size_t> starts;
+    // The words each field begins at, for counted fields to find their counts (one vector for
+    // every block).
+    starts_.clear();
     for (const Field& field : layout->fields) {
-      starts.push_back(b.words.size());
-      if (!payload(b, field, starts)) return false;
+      starts_.push_back(b.words.size());
+      if (!payload(b, field, starts_)) return false;
     }
     const auto index = static_cast<std::int32_t>(f_.blocks.size());
     items().push_back({index});
@@ -244,15 +277,18 @@ class Reader {
         const std::uint32_t n = word();
         if (!fits(n, 5, "its polygon list")) return false;
         b.polygons.resize(n);
+        b.corners.reserve(b.corners.size() + corner_words_ahead(n, field.kind == K::sprites));
         for (std::uint32_t k = 0; k < n; ++k) {
           Polygon& p = b.polygons[k];
-          if (!fits(5, 1, fmt::format("polygon {}", k))) return false;
+          const What polygon{"polygon", k};
+          if (!fits(5, 1, polygon)) return false;
           p.format = word(), p.unknown_f = word(), p.unknown_i = word(), p.texnum = word();
           const std::uint32_t corners = word();
           p.corner_words = corner_layout(p.format, field.kind == K::sprites).words();
-          if (!fits(corners, p.corner_words, fmt::format("polygon {}", k)) ||
-              !take(p.corners, std::uint64_t{corners} * p.corner_words, fmt::format("polygon {}", k)))
+          p.first = b.corners.size();
+          if (!fits(corners, p.corner_words, polygon) || !take(b.corners, std::uint64_t{corners} * p.corner_words, polygon))
             return false;
+          p.corner_count = corners;
         }
         return true;
       }
@@ -262,10 +298,10 @@ class Reader {
         if (!fits(n, 1, "its polygon list")) return false;
         b.collision.resize(n);
         for (std::uint32_t k = 0; k < n; ++k) {
-          if (!fits(1, 1, fmt::format("collision polygon {}", k))) return false;
+          const What polygon{"collision polygon", k};
+          if (!fits(1, 1, polygon)) return false;
           const std::uint32_t points = word();
-          if (!fits(points, 3, fmt::format("collision polygon {}", k)) ||
-              !take(b.collision[k].points, std::uint64_t{points} * 3, fmt::format("collision polygon {}", k)))
+          if (!fits(points, 3, polygon) || !take(b.collision[k].points, std::uint64_t{points} * 3, polygon))
             return false;
         }
         return true;
@@ -304,6 +340,7 @@ class Reader {
   std::uint64_t at_ = 0;
   File f_;
   std::vector<std::int32_t> open_;
+  std::vector<std::size_t> starts_;
   // The block being read, for messages.
   std::uint64_t block_at_ = 0;
   std::uint32_t type_ = 0;

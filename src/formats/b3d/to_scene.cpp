@@ -309,16 +309,21 @@ class SceneBuilder {
     mesh.name = name_text(b.name).empty() ? fmt::format("{} ({})", type_label(b.type), b.type) : name_text(b.name);
     std::map<std::uint32_t, std::vector<std::uint32_t>> by_material;
     std::size_t bad = 0;
+    // A polygon's corners, kept across polygons: one allocation per polygon was most of the
+    // scene build's allocator time (and allocating costs WebAssembly more than native code).
+    std::vector<glm::dvec3> pos, nor;
+    std::vector<glm::vec2> uv;
     for (const Polygon& p : b.polygons) {
       const CornerLayout cl = corner_layout(p.format, sprite);
       const std::uint32_t texnum = b.type == 35 ? static_cast<std::uint32_t>(b.words.size() > 5 ? b.words[5] : 0) : p.texnum;
       const std::size_t n = p.count();
-      std::vector<glm::dvec3> pos(n);
-      std::vector<glm::vec2> uv(n, glm::vec2(0.0f));
-      std::vector<glm::dvec3> nor(n, glm::dvec3(0.0));
+      const std::span<const std::uint32_t> corners = b.corners_of(p);
+      pos.assign(n, glm::dvec3(0.0));
+      uv.assign(n, glm::vec2(0.0f));
+      nor.assign(n, glm::dvec3(0.0));
       bool ok = n >= 3, normals = false;
       for (std::size_t k = 0; k < n && ok; ++k) {
-        const std::uint32_t* w = p.corners.data() + k * p.corner_words;
+        const std::uint32_t* w = corners.data() + k * p.corner_words;
         std::uint32_t at = 1;
         if (sprite) {
           pos[k] = centre + glm::dvec3(0.0, -finite(as_float(w[0])), finite(as_float(w[1])));
@@ -362,8 +367,8 @@ class SceneBuilder {
         mesh.uvs.push_back(uv[k]);
       }
       auto& list = by_material[material(texnum, sprite)];
-      for (const auto& t : triangulate(n, cl.strip))
-        for (std::uint32_t k : t) list.push_back(base + k);
+      for (std::size_t t = 0; t + 2 < n; ++t)
+        for (std::uint32_t k : triangle(n, cl.strip, t)) list.push_back(base + k);
     }
     if (bad)
       warn_once(fmt::format("bad {}", index), fmt::format("block {} \"{}\" at {:#x}: {} polygon{} name vertices past the {} of \"{}\"", b.type,

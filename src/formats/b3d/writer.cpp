@@ -11,13 +11,29 @@ namespace sceneria::b3d {
 
 namespace {
 
+// Where the data section goes: its bytes, or only how many there are (the reader checks the
+// header against the size the writer would write, which need not write it).
+struct ToBytes {
+  std::vector<std::uint8_t>& out;
+  void append(const void* p, std::size_t n) {
+    if (n == 0) return;
+    const std::size_t at = out.size();
+    out.resize(at + n);
+    std::memcpy(out.data() + at, p, n);
+  }
+};
+struct ToCount {
+  std::uint64_t bytes = 0;
+  void append(const void*, std::size_t n) { bytes += n; }
+};
+
+template <class Sink>
 class Writer {
  public:
-  explicit Writer(const File& f) : f_(f) {}
+  Writer(const File& f, Sink& out) : f_(f), out_(out) {}
 
   // The data section, from its 111 to its 222.
-  Error data(std::vector<std::uint8_t>& out) {
-    out_ = &out;
+  Error data() {
     put(marker::data_begin);
     if (Error e = items(f_.top, 0)) return e;
     put(marker::data_end);
@@ -25,15 +41,9 @@ class Writer {
   }
 
  private:
-  void put(std::uint32_t w) {
-    const std::size_t at = out_->size();
-    out_->resize(at + 4);
-    std::memcpy(out_->data() + at, &w, 4);
-  }
+  void put(std::uint32_t w) { out_.append(&w, 4); }
   void put(const std::vector<std::uint32_t>& words, std::size_t from, std::size_t n) {
-    const std::size_t at = out_->size();
-    out_->resize(at + n * 4);
-    if (n) std::memcpy(out_->data() + at, words.data() + from, n * 4);
+    if (n) out_.append(words.data() + from, n * 4);
   }
 
   Error items(const std::vector<Item>& list, std::uint32_t depth) {
@@ -70,12 +80,10 @@ class Writer {
     const Layout* layout = layout_of(b.type);
     if (!layout) return Error{Errc::bad_value, b.offset, fmt::format("block \"{}\": type {} has no known layout", name_text(b.name), b.type)};
     put(marker::block_begin);
-    const std::size_t at = out_->size();
-    out_->resize(at + 32);
-    std::memcpy(out_->data() + at, b.name.data(), 32);
+    out_.append(b.name.data(), 32);
     put(b.type);
     std::size_t w = 0;  // next of b.words
-    std::vector<std::size_t> starts;
+    starts_.clear();  // where each field's words start in b.words
     const auto plain_words = [&](std::size_t n) -> Error {
       if (w + n > b.words.size())
         return Error{Errc::bad_value, b.offset, fmt::format("block {} \"{}\" holds {} words where its layout needs more", b.type, name_text(b.name), b.words.size())};
@@ -85,13 +93,13 @@ class Writer {
     };
     using K = Field::Kind;
     for (const Field& field : layout->fields) {
-      starts.push_back(w);
+      starts_.push_back(w);
       switch (field.kind) {
         case K::plain:
           if (Error e = plain_words(pattern_words(field.pattern))) return e;
           break;
         case K::counted: {
-          const std::size_t c = starts[static_cast<std::size_t>(field.count_of)];
+          const std::size_t c = starts_[static_cast<std::size_t>(field.count_of)];
           if (c >= b.words.size()) return Error{Errc::bad_value, b.offset, fmt::format("block {}: no count for {}", b.type, field.name)};
           if (Error e = plain_words(std::size_t{b.words[c]} * pattern_words(field.pattern))) return e;
           break;
@@ -107,7 +115,7 @@ class Writer {
           put(static_cast<std::uint32_t>(b.polygons.size()));
           for (const Polygon& p : b.polygons) {
             put(p.format), put(p.unknown_f), put(p.unknown_i), put(p.texnum), put(static_cast<std::uint32_t>(p.count()));
-            put(p.corners, 0, p.count() * p.corner_words);
+            put(b.corners, p.first, b.corners_of(p).size());
           }
           break;
         case K::collision:
@@ -130,7 +138,8 @@ class Writer {
   }
 
   const File& f_;
-  std::vector<std::uint8_t>* out_ = nullptr;
+  Sink& out_;
+  std::vector<std::size_t> starts_;  // reused from block to block
 };
 
 std::array<std::uint32_t, 5> header_for(const File& f, std::uint64_t data_bytes) {
@@ -144,9 +153,9 @@ std::array<std::uint32_t, 5> header_for(const File& f, std::uint64_t data_bytes)
 }  // namespace
 
 std::array<std::uint32_t, 5> computed_header(const File& file) {
-  std::vector<std::uint8_t> data;
-  if (Writer(file).data(data)) return {};
-  return header_for(file, data.size());
+  ToCount count;
+  if (Writer(file, count).data()) return {};
+  return header_for(file, count.bytes);
 }
 
 Result<std::vector<std::uint8_t>> write_b3d(const File& file) {
@@ -156,7 +165,8 @@ Result<std::vector<std::uint8_t>> write_b3d(const File& file) {
     return file.original;
   }
   std::vector<std::uint8_t> data;
-  if (Error e = Writer(file).data(data)) return e;
+  ToBytes to{data};
+  if (Error e = Writer(file, to).data()) return e;
   const auto computed = header_for(file, data.size());
   // A header the file's own contents disagreed with is written as it was read.
   const bool as_read = file.header != std::array<std::uint32_t, 5>{} && file.header != computed;

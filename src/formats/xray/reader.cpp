@@ -58,8 +58,9 @@ Result<ChunkList> chunks_of(std::span<const std::uint8_t> bytes, std::uint64_t b
 // A chunk's payload as a cursor, messages naming the chunk (and, inside a packed parent, that the
 // offset is the unpacked one).
 ByteReader cursor(const Chunk& c, const std::string& where) {
-  return ByteReader(c.data, c.offset + 8, fmt::format("{}: chunk {} at {:#x}", where, chunk_id_text(c.id), c.offset));
+  return ByteReader(c.data, c.offset + 8, [&c, &where] { return fmt::format("{}: chunk {} at {:#x}", where, chunk_id_text(c.id), c.offset); });
 }
+ByteReader cursor(const Chunk& c, std::string&& where) = delete;  // the reader would outlive it
 
 std::string stringz(ByteReader& r, std::string_view what) {
   std::string s;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -149,17 +150,29 @@ scene::Mesh render_mesh(const Mesh& m, const std::vector<std::uint32_t>& materia
   // Each corner's smoothing group: the faces around its point joined through smooth edges.
   const bool have_sg = m.smoothing.size() == nf;
   const bool soc = mode == Smoothing::soc || (mode == Smoothing::automatic && looks_like_soc(m));
-  std::vector<std::vector<std::uint32_t>> faces_at(np);
+  // The drawn faces around each point, in face order: faces_around[first[p] .. first[p + 1]).
+  // Flat arrays, and the per-point work below reuses its buffers: an allocation per point was
+  // most of the scene build (allocating costs WebAssembly more than native code).
+  std::vector<std::uint32_t> first(np + 1, 0), faces_around;
   for (std::uint32_t f = 0; f < nf; ++f)
     if (drawn[f])
-      for (std::uint32_t p : m.faces[f].point) faces_at[p].push_back(f);
+      for (std::uint32_t p : m.faces[f].point) ++first[p + 1];
+  for (std::size_t p = 0; p < np; ++p) first[p + 1] += first[p];
+  faces_around.resize(first[np]);
+  {
+    std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
+    for (std::uint32_t f = 0; f < nf; ++f)
+      if (drawn[f])
+        for (std::uint32_t p : m.faces[f].point) faces_around[next[p]++] = f;
+  }
   // The corner (face, k) in drawing order: its point, its vmref.
   const auto point_of = [&](std::uint32_t f, int k) { return m.faces[f].point[static_cast<std::size_t>(kDrawOrder[static_cast<std::size_t>(k)])]; };
   const auto ref_of = [&](std::uint32_t f, int k) { return m.faces[f].vmref[static_cast<std::size_t>(kDrawOrder[static_cast<std::size_t>(k)])]; };
   std::vector<std::array<glm::vec3, 3>> corner_normal(nf);
+  Groups g;
+  std::vector<glm::vec3> normal_sum;
   for (std::uint32_t p = 0; p < np; ++p) {
-    const auto& around = faces_at[p];
-    Groups g;
+    const std::span<const std::uint32_t> around(faces_around.data() + first[p], first[p + 1] - first[p]);
     g.up.resize(around.size());
     std::iota(g.up.begin(), g.up.end(), 0u);
     if (!have_sg) {
@@ -180,11 +193,11 @@ scene::Mesh render_mesh(const Mesh& m, const std::vector<std::uint32_t>& materia
           }
         }
     }
-    std::map<std::uint32_t, glm::vec3> sum;
-    for (std::size_t i = 0; i < around.size(); ++i) sum[g.root(static_cast<std::uint32_t>(i))] += face_normal[around[i]];
+    normal_sum.assign(around.size(), glm::vec3(0));  // by group root
+    for (std::size_t i = 0; i < around.size(); ++i) normal_sum[g.root(static_cast<std::uint32_t>(i))] += face_normal[around[i]];
     for (std::size_t i = 0; i < around.size(); ++i) {
       const std::uint32_t f = around[i];
-      const glm::vec3 n = sum[g.root(static_cast<std::uint32_t>(i))];
+      const glm::vec3 n = normal_sum[g.root(static_cast<std::uint32_t>(i))];
       for (int k = 0; k < 3; ++k)
         if (point_of(f, k) == p) corner_normal[f][static_cast<std::size_t>(k)] = glm::length(n) > 0 ? glm::normalize(n) : face_normal[f];
     }

@@ -4,7 +4,7 @@
 // Why: with pthreads, Emscripten 3.1.6's dlmalloc (and emmalloc alike) takes a lock on every
 // malloc and free. Measured on our machines (Node 20, optimised code): a new/delete pair costs
 // 35-39 ns in a pthread build, 11 ns in the same build without threads and 9-10 ns natively, so
-// readers that allocate per record (B3D polygons, X-Ray chunks, map nodes) ran at 0.5-0.7x
+// readers that allocate per record (polygons, chunks, map nodes) ran at 0.5-0.7x
 // native speed. Here a freed block of up to kLargestCached bytes goes onto its size class's list
 // in the freeing thread, and the next allocation of that class there takes it back with no lock
 // (6 ns a pair). docs/performance.md has the numbers.

@@ -423,6 +423,37 @@ TEST(B3dSynthetic, CutFilesAndBadCountsStopWhereTheyBreak) {
   EXPECT_TRUE(write_b3d(*g).ok() && *write_b3d(*g) == c.bytes());
 }
 
+// A polygon whose corners its block's pool cannot hold (a File made in memory; the readers never
+// make one) is written, put in JSON and drawn with the corners there are: none, and no read past
+// the pool.
+TEST(B3dSynthetic, APolygonPastItsBlocksCornersHasNone) {
+  SCENERIA_REQUIRE_SAMPLES();
+  auto f = read_b3d(test::read_file(sample("ks.b3d")));
+  ASSERT_TRUE(f.ok());
+  Block* with = nullptr;
+  for (Block& b : f->blocks)
+    if (b.type == 8 && b.polygons.size() >= 2) with = &b;
+  ASSERT_NE(with, nullptr);
+  const std::size_t last = with->polygons.size() - 1;
+  with->polygons[last].corner_count = 1'000'000;
+  EXPECT_TRUE(with->corners_of(with->polygons[last]).empty());
+  EXPECT_EQ(with->corner_count_of(with->polygons[last]), 0u);
+  EXPECT_EQ(with->corner_count_of(with->polygons[0]), with->polygons[0].count());
+  auto bytes = write_b3d(*f);
+  ASSERT_TRUE(bytes.ok());
+  auto back = read_b3d(*bytes);
+  ASSERT_TRUE(back.ok());
+  ASSERT_FALSE(back->incomplete) << back->incomplete->describe();
+  const Block& again = back->blocks[static_cast<std::size_t>(with - f->blocks.data())];
+  EXPECT_EQ(again.polygons[last].count(), 0u);
+  EXPECT_EQ(again.polygons[0].count(), with->polygons[0].count());
+  EXPECT_EQ(through_json(*f, -1), *bytes);
+  B3dDocument doc(std::move(f).value(), bytes->size(), "ks.b3d", {}, {}, {});
+  auto scene = doc.scene();
+  ASSERT_TRUE(scene.ok()) << scene.error().describe();
+  EXPECT_FALSE(scene->meshes.empty());
+}
+
 // format_b3d_fuzzer: a list of no items read into an empty vector copied from its null data
 // pointer (undefined behaviour under UBSan, though nothing was copied).
 TEST(B3dSynthetic, EmptyListsReadAndWriteBack) {

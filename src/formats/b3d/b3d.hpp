@@ -101,12 +101,14 @@ struct Block {
   // Where a layout could be read two ways (block 39's word before its child count), which way.
   bool extra_word = false;
 
-  // A polygon's corner words (empty if the polygon does not fit in `corners`).
+  // A polygon's corner words (none if the polygon does not fit in `corners`, which a File the
+  // readers make never has), and how many corners they are: what writers and the scene walk.
   std::span<const std::uint32_t> corners_of(const Polygon& p) const {
     const std::size_t n = std::size_t{p.corner_count} * p.corner_words;
     if (p.first > corners.size() || n > corners.size() - p.first) return {};
     return {corners.data() + p.first, n};
   }
+  std::size_t corner_count_of(const Polygon& p) const { return p.corner_words ? corners_of(p).size() / p.corner_words : 0; }
 };
 
 struct File {

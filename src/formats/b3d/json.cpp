@@ -173,7 +173,7 @@ class Text {
     t_.number(std::uint64_t{p.texnum});
     t_.key("corners");
     t_.open_array();
-    for (std::size_t c = 0; c < p.count(); ++c) {
+    for (std::size_t c = 0, n = b.corner_count_of(p); c < n; ++c) {
       t_.open_array();
       const std::uint32_t* w = b.corners_of(p).data() + c * p.corner_words;
       // A polygon's corner starts with its vertex index; a sprite's with two offsets.

@@ -316,7 +316,7 @@ class SceneBuilder {
     for (const Polygon& p : b.polygons) {
       const CornerLayout cl = corner_layout(p.format, sprite);
       const std::uint32_t texnum = b.type == 35 ? static_cast<std::uint32_t>(b.words.size() > 5 ? b.words[5] : 0) : p.texnum;
-      const std::size_t n = p.count();
+      const std::size_t n = b.corner_count_of(p);
       const std::span<const std::uint32_t> corners = b.corners_of(p);
       pos.assign(n, glm::dvec3(0.0));
       uv.assign(n, glm::vec2(0.0f));

@@ -114,7 +114,7 @@ class Writer {
         case K::sprites:
           put(static_cast<std::uint32_t>(b.polygons.size()));
           for (const Polygon& p : b.polygons) {
-            put(p.format), put(p.unknown_f), put(p.unknown_i), put(p.texnum), put(static_cast<std::uint32_t>(p.count()));
+            put(p.format), put(p.unknown_f), put(p.unknown_i), put(p.texnum), put(static_cast<std::uint32_t>(b.corner_count_of(p)));
             put(b.corners, p.first, b.corners_of(p).size());
           }
           break;

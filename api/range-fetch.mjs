@@ -170,7 +170,7 @@ export class RangeFetcher {
       const contentRange = response.headers.get('Content-Range');
       const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange ?? '');
       // A range reaching past the end is answered up to the last byte (RFC 9110 §14.1.2; nginx
-      // does so for a first 64 KiB read of a smaller file).
+      // does so for a first 16 KiB read of a smaller file).
       const total = match && match[3] !== '*' ? Number(match[3]) : Infinity;
       const last = Math.min(end, total) - 1;
       if (!match || Number(match[1]) !== begin || Number(match[2]) !== last) {

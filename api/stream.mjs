@@ -12,6 +12,8 @@ const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 const MAX_LOOKUPS = 4096;
 // How long the ring around the first section waits for that section's nearest model at most.
 const FIRST_MODEL_WAIT_MS = 4000;
+// The first read of a URL or big File (openRanges).
+const HEAD_BYTES = 16 * 1024;
 
 // A dropped File read the same way: slices on demand, so a 2 GB file is never read whole.
 class FileRanges {
@@ -94,10 +96,13 @@ export function createStreamer(core, engine) {
   async function openRanges(fetcher, request, progress, signal = abortOpening()) {
     let changed = false;
     fetcher.onChange = () => { changed = true; };
-    // A file under 64 KiB answers 416 with its size, then is read whole.
+    // The head: enough to tell the format and start a header (PMTiles reads 16 KiB too); a
+    // streamed header asks for the rest itself, and bytes read past what it needs are only counted
+    // (an EU7B head beyond STRS's count and the header's names is names read again later). A
+    // file under 16 KiB answers 416 with its size, then is read whole.
     let head;
     try {
-      head = await fetcher.read(0, 65536, signal);
+      head = await fetcher.read(0, HEAD_BYTES, signal);
     } catch (e) {
       if (e.status !== 416 || !fetcher.size) throw e;
       head = await fetcher.read(0, fetcher.size, signal);
@@ -240,6 +245,7 @@ export function createStreamer(core, engine) {
     s.missingChanged = false;
     return {
       delta, modelDelta: models.delta, models: models.stats, evict: u.evict, errors, grid, missing,
+      described: u.described ? { summary: u.described.summary, lists: u.described.lists } : null,
       stats: { bytes: s.fetcher.bytes, requests: s.fetcher.requests, size: s.fetcher.size, inFlight: u.inFlight, held: u.held,
                ready: u.ready, resident: u.resident, notices: s.fetcher.notices.slice(), late: u.late,
                decodedOffThread: u.decodedOffThread, ticks: s.ticks, tickMs: s.tickMs,
@@ -248,8 +254,8 @@ export function createStreamer(core, engine) {
     };
   }
 
-  // Data the document reads after opening (model names, say), a piece at a time, when the
-  // document asks for it (at once when a decoded section waits for it, otherwise when idle).
+  // Data the document reads after opening (records after the first section, model names), a
+  // piece at a time, when the document asks for it.
   function fetchLate(s) {
     if (performance.now() < (s.lateRetryAt || 0)) return;
     const want = JSON.parse(s.wasm.lateRequest(1 << 20));
@@ -258,12 +264,12 @@ export function createStreamer(core, engine) {
     s.fetcher.read(begin, end).then((bytes) => {
       if (stream !== s) return;
       const error = s.wasm.lateBytes(begin, bytes);
-      if (error) s.errors.push(`names could not be read: ${error}`);
+      if (error) s.errors.push(error);
     }).catch((e) => {
       if (stream !== s) return;
       s.wasm.lateFailed();
       s.lateRetryAt = performance.now() + 5000;
-      s.errors.push(`names could not be loaded (trying again): ${e.message}`);
+      s.errors.push(`bytes ${begin}-${end} could not be loaded (trying again): ${e.message}`);
     });
   }
 

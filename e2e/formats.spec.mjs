@@ -114,9 +114,9 @@ test('every kind of object in the view, clicked on the canvas, opens its record'
   }
 });
 
-test('a scenery smaller than the first 64 KiB read opens by URL from nginx (a clamped 206)', async ({ page }) => {
+test('a scenery smaller than the first 16 KiB read opens by URL from nginx (a clamped 206)', async ({ page }) => {
   requireSamples();
-  // nginx answers bytes=0-65535 of a 7,904-byte file with 206 bytes 0-7903/7904, as RFC 9110
+  // nginx answers bytes=0-16383 of a 7,904-byte file with 206 bytes 0-7903/7904, as RFC 9110
   // allows; the reader once took that for a wrong Content-Range and gave up.
   const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';
   const www = mkdtempSync(join(tmpdir(), 'sceneria-www-'));

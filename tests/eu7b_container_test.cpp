@@ -1,6 +1,8 @@
 // EU7B container: header, chunk walk and STRS, against every sample and on crafted bad bytes.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -157,6 +159,97 @@ TEST(Eu7bSamples, ContainerAndStringsRewriteByteIdentically) {
     }
     EXPECT_EQ(write_container(c->version, raw), file);
   }
+}
+
+// ---- a walk that stops after PACK (streaming), and the rest read later ----
+
+// Read to PACK and then the rest is the module a whole read gives: the same chunks in the same
+// order, the same problems and string reach, and it writes back the file's bytes.
+TEST(Eu7bRest, AModuleReadToPackThenTheRestIsTheWholeModule) {
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
+  files.emplace_back("generated", write_module(*generate_module({.models = 5000, .seed = 3, .models_per_section = 250})).value());
+  if (test::samples_available())
+    for (const auto& path : eu7_samples()) files.emplace_back(path.filename().string(), read_file(path));
+  std::size_t with_rest = 0;
+  for (const auto& [name, file] : files) {
+    SCOPED_TRACE(name);
+    MemorySource whole_source(file, name);
+    const auto whole = read_module(whole_source, {.load_pack = true});
+    ASSERT_TRUE(whole.ok()) << whole.error().describe();
+    MemorySource source(file, name);
+    auto m = read_module(source, {.load_pack = true, .stop_after_pack = true});
+    ASSERT_TRUE(m.ok()) << m.error().describe();
+    if (const PackChunk* pack = m->pack()) {
+      EXPECT_EQ(m->container.rest_offset, pack->payload_offset + pack->payload_size);
+      with_rest += m->container.rest_offset < file.size();
+    } else {
+      EXPECT_EQ(m->container.rest_offset, file.size());  // no PACK: nothing to stop at
+    }
+    ASSERT_FALSE(read_rest(source, *m, {.load_pack = true}));
+    EXPECT_EQ(m->container.rest_offset, file.size());
+    ASSERT_EQ(m->chunks.size(), whole->chunks.size());
+    for (std::size_t i = 0; i < m->chunks.size(); ++i) {
+      EXPECT_EQ(m->chunks[i].id, whole->chunks[i].id) << i;
+      EXPECT_EQ(m->chunks[i].offset, whole->chunks[i].offset) << i;
+    }
+    EXPECT_EQ(m->problems.size(), whole->problems.size());
+    EXPECT_EQ(m->strings_referenced, whole->strings_referenced);
+    auto written = write_module(*m);
+    ASSERT_TRUE(written.ok()) << written.error().describe();
+    EXPECT_EQ(*written, file);
+    ASSERT_FALSE(read_rest(source, *m));  // nothing left: a second call changes nothing
+    EXPECT_EQ(m->chunks.size(), whole->chunks.size());
+  }
+  EXPECT_GT(with_rest, 0u);
+}
+
+// A STRS, PIDX, PROT or PACK after PACK would change what the sections were read by: the rest is
+// refused, said where, and the module is left as it was; a rest cut short is refused the same way.
+TEST(Eu7bRest, ChunksTheSectionsWereReadByAreRefusedAfterPack) {
+  const auto file = write_module(*generate_module({.models = 2000, .seed = 4})).value();
+  for (const char* id : {"PIDX", "PROT", "PACK", "STRS"}) {
+    SCOPED_TRACE(id);
+    std::vector<std::uint8_t> bad = file;
+    const std::uint64_t at = bad.size();
+    bad.insert(bad.end(), id, id + 4);
+    const auto size = u32le(8);
+    bad.insert(bad.end(), size.begin(), size.end());
+    MemorySource source(bad, "bad.eu7");
+    auto m = read_module(source, {.stop_after_pack = true});
+    ASSERT_TRUE(m.ok()) << m.error().describe();
+    const std::size_t chunks = m->chunks.size(), problems = m->problems.size();
+    const std::uint64_t rest = m->container.rest_offset;
+    const Error e = read_rest(source, *m);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e.offset, at);
+    EXPECT_EQ(e.message, fmt::format("chunk {} at {:#x} comes after PACK: a streamed module's sections were read by the "
+                                     "ones before it, so open the file whole to see it as the reference reader does",
+                                     id, at));
+    EXPECT_EQ(m->chunks.size(), chunks);
+    EXPECT_EQ(m->container.chunks.size(), chunks);
+    EXPECT_EQ(m->problems.size(), problems);
+    EXPECT_EQ(m->container.rest_offset, rest);
+  }
+  // A record list after PACK claiming more records than its payload holds: its own error, and
+  // the module as it was.
+  std::vector<std::uint8_t> cut = file;
+  MemorySource walk_source(file, "g.eu7");
+  const auto c = read_container(walk_source).value();
+  const auto trac = std::find_if(c.chunks.begin(), c.chunks.end(), [](const ChunkInfo& i) { return i.id == chunk::TRAC; });
+  ASSERT_NE(trac, c.chunks.end());
+  const auto huge = u32le(0x7FFFFFFF);
+  std::copy(huge.begin(), huge.end(), cut.begin() + static_cast<std::ptrdiff_t>(trac->payload_offset()));
+  MemorySource source(cut, "cut.eu7");
+  auto m = read_module(source, {.stop_after_pack = true});
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  const std::size_t chunks = m->chunks.size();
+  const Error e = read_rest(source, *m);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e.code, Errc::bad_count) << e.describe();
+  EXPECT_NE(e.message.find(fmt::format("chunk TRAC at {:#x}", trac->offset)), std::string::npos) << e.message;
+  EXPECT_EQ(m->chunks.size(), chunks);
+  EXPECT_EQ(m->container.chunks.size(), chunks);
+  EXPECT_LT(m->container.rest_offset, cut.size());
 }
 
 // ---- crafted errors ----

@@ -282,6 +282,57 @@ TEST(SceneModel, DeltasBringTheirMaterialsUnderNewIds) {
   EXPECT_EQ(base.textures[base.materials[part.material].texture].name, "red.dds");
 }
 
+// A streamed section's instances come and go with it; a delta that keeps its instances (records
+// read after the first sections: vehicles, markers) adds them to what the sections hold, in as
+// many sections as it reaches, and they stay when the streamed ones are dropped.
+TEST(SceneModel, ADeltaThatKeepsItsInstancesOutlivesTheStreamedOnes) {
+  scene::Scene base;
+  base.add_material({});
+  base.meshes.push_back(scene::box_mesh("box", glm::vec3(-1), glm::vec3(1), 0));
+  base.section_at({500, 0, 500}).instances.push_back({{1, 0, 1}, glm::quat(1, 0, 0, 0), glm::vec3(1), 0, 0, 1e30f, scene::kNoObject});
+  base.finish();
+  auto instance = [](float x) { return scene::Instance{{x, 0, 1}, glm::quat(1, 0, 0, 0), glm::vec3(1), 0, 0, 1e30f, scene::kNoObject}; };
+  auto continuing = [&base] {
+    scene::Scene d;
+    d.mesh_base = static_cast<std::uint32_t>(base.meshes.size());
+    d.object_base = static_cast<std::uint32_t>(base.objects.size());
+    return d;
+  };
+  scene::Scene streamed = continuing();
+  streamed.section_at({500, 0, 500}).instances = {instance(2), instance(3)};
+  ASSERT_TRUE(scene::merge_delta(base, std::move(streamed)).ok());
+  ASSERT_EQ(base.sections.at(0).instances.size(), 3u);
+
+  scene::Scene kept = continuing();
+  kept.keeps_instances = true;
+  kept.section_at({500, 0, 500}).instances = {instance(4)};
+  kept.section_at({2500, 0, 500}).instances = {instance(5), instance(6)};
+  kept.finish();
+  auto wire = scene::deserialize(scene::serialize(kept));
+  ASSERT_TRUE(wire.ok()) << wire.error().describe();
+  ASSERT_TRUE(wire->keeps_instances);
+  auto changed = scene::merge_delta(base, std::move(wire).value());
+  ASSERT_TRUE(changed.ok()) << changed.error().describe();
+  ASSERT_EQ(changed->size(), 2u);
+  const scene::Section& first = base.sections.at(0);
+  ASSERT_EQ(first.instances.size(), 4u);
+  EXPECT_EQ(first.static_instances, 2u);
+  EXPECT_EQ(first.instances[1].offset.x, 4.0f);  // with the section's own, before the streamed
+  EXPECT_EQ(first.instances[2].offset.x, 2.0f);
+  const scene::Section& second = base.sections.at(changed->at(1));
+  EXPECT_EQ(second.instances.size(), 2u);
+  EXPECT_EQ(second.static_instances, 2u);
+  ASSERT_EQ(scene::drop_streamed(base, first.row, first.col), 0);
+  ASSERT_EQ(base.sections.at(0).instances.size(), 2u);
+  EXPECT_EQ(base.sections.at(0).instances[1].offset.x, 4.0f);
+  // The section streams in again: its streamed instances are replaced, the kept ones stay.
+  scene::Scene again = continuing();
+  again.section_at({500, 0, 500}).instances = {instance(7)};
+  ASSERT_TRUE(scene::merge_delta(base, std::move(again)).ok());
+  ASSERT_EQ(base.sections.at(0).instances.size(), 3u);
+  EXPECT_EQ(base.sections.at(0).instances[2].offset.x, 7.0f);
+}
+
 // EU07 turns a model about Y, then X, then Z (degrees): every PACK model's instance carries that
 // rotation as its quaternion, compared here with the engine's matrix chain.
 TEST(SceneModel, MaSzynaRotationOrderBecomesTheInstanceQuaternion) {

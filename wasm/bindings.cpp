@@ -606,6 +606,7 @@ class StreamBinding {
     const auto [loaded, total] = stream_->late_progress();
     out["late"] = {loaded, total};
     out["decodedOffThread"] = stream_->decoded_off_thread();
+    if (stream_->take_described()) out["described"] = opened_json(*stream_, 200);  // late records: new lists
     return to_text(out);
   }
   // [begin, end] of the next piece of late data to fetch (model names, say), or null.

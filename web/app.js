@@ -549,7 +549,7 @@ async function open(name, request, view = null, { reloaded = false, keep = null 
   showSummary(name, result.summary);
   showChoices(result.summary);
   showKinds(result.lists, keep?.kind);
-  if (result.stream) streaming = { doc: result.doc, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
+  if (result.stream) streaming = { doc: result.doc, name, ...result.stream, stats: null, fetchedAtOpen: result.stream.bytes };
   updateShare();
   loadScene(result.scene);
   showSaveTargets(result.summary.capabilities, result.summary.format);
@@ -676,6 +676,7 @@ function streamed(s, r, x, z) {
     openUrl(s.url, { cam: currentView().cam, sel: null }, { reloaded: true });
     return;
   }
+  if (!r.evict) return;  // the worker's stream closed under this tick (the file is being reopened)
   for (const { row, col } of r.evict) viewer.dropSection(row, col);
   s.evicted = (s.evicted || 0) + r.evict.length;
   if (r.evict.length) document.dispatchEvent(new CustomEvent('sceneria:evicted', { detail: { sections: r.evict } }));
@@ -687,6 +688,11 @@ function streamed(s, r, x, z) {
       // What had been fetched when the first models went on screen (header + nearest section).
       if (s.applied === 1) s.firstModels = { bytes: r.stats.bytes, requests: r.stats.requests, sections: r.stats.sectionsRequested };
     }
+  }
+  if (r.described) {  // records read after the first section (traction, vehicles, events): the lists grow
+    window.sceneria.lastResult = { ...window.sceneria.lastResult, summary: r.described.summary, lists: r.described.lists };
+    showSummary(s.name, r.described.summary);
+    showKinds(r.described.lists, currentKind());
   }
   if (r.models && !window.sceneria.models) window.sceneria.models = {};
   modelLoaded(r);

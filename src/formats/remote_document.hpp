@@ -59,6 +59,8 @@ class RemoteDocument : public Document {
   virtual void late_failed() = 0;
   // {loaded, total} of that data, in the document's own units (strings, say).
   virtual std::pair<std::uint64_t, std::uint64_t> late_progress() const = 0;
+  // Whether lists() or summary() changed since the last call (late data brought new records).
+  virtual bool take_described() { return false; }
 
   // Files the document refers to, to be looked for next to it (beside the URL): each a label (the
   // name as the file gives it) and the paths to try in order, relative to the document's folder.
@@ -77,7 +79,7 @@ class RemoteDocument : public Document {
   // worker's synchronous fetch): how an export of the whole document, or of an area, reaches the
   // parts it has not streamed (scene_pieces fetches each when it is reached, and lets it go).
   using ReadNow = std::function<Result<std::vector<std::uint8_t>>(std::uint64_t offset, std::uint64_t size)>;
-  void set_read_now(ReadNow read) { read_now_ = std::move(read); }
+  virtual void set_read_now(ReadNow read) { read_now_ = std::move(read); }
 
  protected:
   ReadNow read_now_;

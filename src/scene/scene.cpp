@@ -149,31 +149,39 @@ Result<std::uint32_t> adopt_meshes(Scene& scene, Scene& delta) {
   return material_base;
 }
 
-Result<std::size_t> merge_delta(Scene& scene, Scene&& delta) {
+Result<std::vector<std::size_t>> merge_delta(Scene& scene, Scene&& delta) {
   if (delta.mesh_base != scene.meshes.size() || delta.object_base != scene.objects.size())
     return Error{Errc::bad_value, 0, "scene delta does not continue this scene's mesh and object ids"};
-  if (delta.sections.size() != 1) return Error{Errc::bad_value, 0, "a scene delta carries exactly one section"};
   if (auto adopted = adopt_meshes(scene, delta); !adopted) return adopted.error();
   for (const Object& o : delta.objects) scene.objects.push_back(o);
-  Section& incoming = delta.sections.front();
-  std::size_t index = scene.sections.size();
-  for (std::size_t i = 0; i < scene.sections.size(); ++i)
-    if (scene.sections[i].row == incoming.row && scene.sections[i].col == incoming.col) index = i;
-  if (index == scene.sections.size()) {
-    Section fresh;
-    fresh.row = incoming.row;
-    fresh.col = incoming.col;
-    fresh.origin = incoming.origin;
-    scene.sections.push_back(std::move(fresh));
+  std::vector<std::size_t> changed;
+  for (Section& incoming : delta.sections) {
+    std::size_t index = scene.sections.size();
+    for (std::size_t i = 0; i < scene.sections.size(); ++i)
+      if (scene.sections[i].row == incoming.row && scene.sections[i].col == incoming.col) index = i;
+    if (index == scene.sections.size()) {
+      Section fresh;
+      fresh.row = incoming.row;
+      fresh.col = incoming.col;
+      fresh.origin = incoming.origin;
+      scene.sections.push_back(std::move(fresh));
+    }
+    Section& target = scene.sections[index];
+    if (delta.keeps_instances) {  // with the section's own, before what streamed in
+      target.instances.insert(target.instances.begin() + target.static_instances, incoming.instances.begin(),
+                              incoming.instances.end());
+      target.static_instances += static_cast<std::uint32_t>(incoming.instances.size());
+    } else {  // a section streams in whole, never twice
+      target.instances.resize(target.static_instances);
+      target.instances.insert(target.instances.end(), incoming.instances.begin(), incoming.instances.end());
+    }
+    for (Batch& b : incoming.batches) target.batches.push_back(std::move(b));
+    scene.update_bounds(target);
+    scene.bounds_min = glm::min(scene.bounds_min, target.origin + glm::dvec3(target.bounds_min));
+    scene.bounds_max = glm::max(scene.bounds_max, target.origin + glm::dvec3(target.bounds_max));
+    changed.push_back(index);
   }
-  Section& target = scene.sections[index];
-  target.instances.resize(target.static_instances);  // a section streams in whole, never twice
-  target.instances.insert(target.instances.end(), incoming.instances.begin(), incoming.instances.end());
-  for (Batch& b : incoming.batches) target.batches.push_back(std::move(b));
-  scene.update_bounds(target);
-  scene.bounds_min = glm::min(scene.bounds_min, target.origin + glm::dvec3(target.bounds_min));
-  scene.bounds_max = glm::max(scene.bounds_max, target.origin + glm::dvec3(target.bounds_max));
-  return index;
+  return changed;
 }
 
 std::ptrdiff_t drop_streamed(Scene& scene, int row, int col) {

@@ -203,6 +203,9 @@ struct Scene {
   // A delta that replaces meshes (a model loaded in place of its proxy) instead of adding a
   // section: meshes[i] takes the place of the scene's mesh replaces[i]. It carries no sections.
   std::vector<std::uint32_t> replaces;
+  // A delta whose instances the sections keep as their own (a streamed document's records that
+  // came after its first sections), instead of the streamed instances of one section.
+  bool keeps_instances = false;
 
   std::uint32_t add_kind(const std::string& kind);
   std::uint32_t add_object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius = 5.0f);
@@ -219,12 +222,13 @@ struct Scene {
   std::vector<std::int32_t> section_lookup_;  // grid cell -> index in sections, -1 none
 };
 
-// Streaming: merges a delta (new meshes with their materials and textures, objects and one
-// section's streamed instances and batches) into a scene; returns the index of the section it
-// changed. The delta's material and texture ids are its own and are renumbered; mesh and object
-// ids continue. Batches a delta brings stay until the scene is replaced (drop_streamed leaves
-// them): only instances stream out.
-Result<std::size_t> merge_delta(Scene& scene, Scene&& delta);
+// Streaming: merges a delta (new meshes with their materials and textures, objects, and sections'
+// instances and batches) into a scene; returns the indices of the sections it changed. The
+// delta's material and texture ids are its own and are renumbered; mesh and object ids continue.
+// Its sections' instances are streamed ones, which replace those the section had (a section
+// streams in whole), unless the delta keeps them (Scene::keeps_instances). Batches a delta
+// brings stay until the scene is replaced (drop_streamed leaves them): only instances stream out.
+Result<std::vector<std::size_t>> merge_delta(Scene& scene, Scene&& delta);
 // Merges a replacing delta (Scene::replaces): its materials and textures join the scene, each of
 // its meshes takes the place of the mesh it names (instances keep pointing at the same id), and
 // the sections whose instances now reach further get their bounds again. Returns the ids replaced.

@@ -133,7 +133,7 @@ std::vector<std::uint8_t> serialize(const Scene& s) {
   o.array(s.tracks);
   o.pod(s.bounds_min);
   o.pod(s.bounds_max);
-  o.pod(static_cast<std::uint8_t>(s.has_ground));
+  o.pod(static_cast<std::uint8_t>(s.has_ground | s.keeps_instances << 1));
   o.array(s.replaces);
   return bytes;
 }
@@ -274,7 +274,8 @@ Result<Scene> deserialize(std::span<const std::uint8_t> bytes) {
   in.pod(s.bounds_max);
   std::uint8_t ground = 0;
   in.pod(ground);
-  s.has_ground = ground != 0;
+  s.has_ground = (ground & 1) != 0;
+  s.keeps_instances = (ground & 2) != 0;
   in.array(s.replaces);
   if (!r.ok()) return r.error();
   if (s.replaces.size() != (s.replaces.empty() ? 0 : s.meshes.size()) || (!s.replaces.empty() && !s.sections.empty()))

@@ -65,6 +65,9 @@ struct Container {
   std::uint32_t version = 0;
   std::uint64_t file_size = 0;
   std::vector<ChunkInfo> chunks;
+  // Where the chunks a walk left unread begin (ReadOptions::stop_after_pack: the end of PACK);
+  // the file's size once every chunk is read.
+  std::uint64_t rest_offset = 0;
 };
 
 struct Module {

@@ -42,34 +42,12 @@ bool probe(std::span<const std::uint8_t> head) {
   return head.size() >= 4 && std::memcmp(head.data(), kMagic, 4) == 0;
 }
 
-Result<Container> read_container(ByteSource& source, const ReadOptions* reading) {
-  Container out;
-  out.file_size = source.size();
-  std::array<std::uint8_t, kHeaderSize> header{};
-  if (out.file_size < kHeaderSize) {
-    const auto n = static_cast<std::size_t>(out.file_size);
-    if (Error e = source.read(0, std::span(header).first(n))) return e;
-    if (!probe(std::span(header).first(n)))
-      return Error{Errc::bad_magic, 0, fmt::format("not an EU7B file: {} bytes, no 'EU7B' magic", n)};
-    return Error{Errc::truncated, 0,
-                 fmt::format("EU7B header needs 8 bytes (magic + version) but the file has {}", n)};
-  }
-  if (Error e = source.read(0, header)) return e;
-  if (!probe(header)) {
-    return Error{Errc::bad_magic, 0,
-                 fmt::format("not an EU7B file: magic at 0x0 is {:02x} {:02x} {:02x} {:02x}, "
-                             "expected 45 55 37 42 ('EU7B')",
-                             header[0], header[1], header[2], header[3])};
-  }
-  out.version = load_u32(header.data() + 4);
-  if (out.version < kMinVersion || out.version > kMaxVersion) {
-    return Error{Errc::unsupported_version, 4,
-                 fmt::format("EU7B version {} is not supported (supported: {}-{})", out.version,
-                             kMinVersion, kMaxVersion)};
-  }
+namespace {
 
-  // The chunk stream runs to end of file; there is no count and no terminator.
-  std::uint64_t offset = kHeaderSize;
+// The chunk stream from `from` to the end of the file (there is no count and no terminator), or
+// to PACK's end where the options stop there.
+Error walk_chunks(ByteSource& source, std::uint64_t from, const ReadOptions* reading, Container& out) {
+  std::uint64_t offset = from;
   while (offset < out.file_size) {
     const std::uint64_t remaining = out.file_size - offset;
     if (remaining < kChunkHeaderSize) {
@@ -98,7 +76,41 @@ Result<Container> read_container(ByteSource& source, const ReadOptions* reading)
     }
     out.chunks.push_back(info);
     offset += info.size;
+    if (info.id == chunk::PACK && reading && reading->stop_after_pack) break;
   }
+  out.rest_offset = offset;
+  return {};
+}
+
+}  // namespace
+
+Result<Container> read_container(ByteSource& source, const ReadOptions* reading) {
+  Container out;
+  out.file_size = source.size();
+  std::array<std::uint8_t, kHeaderSize> header{};
+  if (out.file_size < kHeaderSize) {
+    const auto n = static_cast<std::size_t>(out.file_size);
+    if (Error e = source.read(0, std::span(header).first(n))) return e;
+    if (!probe(std::span(header).first(n)))
+      return Error{Errc::bad_magic, 0, fmt::format("not an EU7B file: {} bytes, no 'EU7B' magic", n)};
+    return Error{Errc::truncated, 0,
+                 fmt::format("EU7B header needs 8 bytes (magic + version) but the file has {}", n)};
+  }
+  if (Error e = source.read(0, header)) return e;
+  if (!probe(header)) {
+    return Error{Errc::bad_magic, 0,
+                 fmt::format("not an EU7B file: magic at 0x0 is {:02x} {:02x} {:02x} {:02x}, "
+                             "expected 45 55 37 42 ('EU7B')",
+                             header[0], header[1], header[2], header[3])};
+  }
+  out.version = load_u32(header.data() + 4);
+  if (out.version < kMinVersion || out.version > kMaxVersion) {
+    return Error{Errc::unsupported_version, 4,
+                 fmt::format("EU7B version {} is not supported (supported: {}-{})", out.version,
+                             kMinVersion, kMaxVersion)};
+  }
+
+  if (Error e = walk_chunks(source, kHeaderSize, reading, out)) return e;
   return out;
 }
 
@@ -312,13 +324,13 @@ Error decode_later(Module& module, std::vector<LaterChunk>& later, unsigned thre
 
 }  // namespace
 
-Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
-  auto container = read_container(source, &options);
-  if (!container) return container.error();
-  Module module;
-  module.container = std::move(container).value();
+namespace {
+
+// Decodes container chunks [first, end) into module.chunks, as the header pass does.
+Error decode_chunks(ByteSource& source, Module& module, std::size_t first, const ReadOptions& options) {
   const std::uint32_t version = module.container.version;
   bool seen_strings = false;
+  for (std::size_t k = 0; k < first; ++k) seen_strings = seen_strings || module.container.chunks[k].id == chunk::STRS;
   std::vector<LaterChunk> later;
   const std::optional<std::span<const std::uint8_t>> memory = source.in_memory();
   // The reference reader keeps the last PACK (eu7b.hpp, Module::pack); an earlier one is kept as
@@ -326,7 +338,8 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
   const ChunkInfo* indexed_pack = nullptr;
   for (const ChunkInfo& c : module.container.chunks)
     if (c.id == chunk::PACK) indexed_pack = &c;
-  for (const ChunkInfo& c : module.container.chunks) {
+  for (std::size_t k = first; k < module.container.chunks.size(); ++k) {
+    const ChunkInfo& c = module.container.chunks[k];
     Chunk chunk;
     chunk.id = c.id;
     chunk.offset = c.offset;
@@ -428,7 +441,17 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
     chunk.data = std::move(data).value();
     module.chunks.push_back(std::move(chunk));
   }
-  if (Error e = decode_later(module, later, options.threads)) return e;
+  return decode_later(module, later, options.threads);
+}
+
+}  // namespace
+
+Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
+  auto container = read_container(source, &options);
+  if (!container) return container.error();
+  Module module;
+  module.container = std::move(container).value();
+  if (Error e = decode_chunks(source, module, 0, options)) return e;
   // The records are read: a mapped file's pages may go until a section is wanted.
   if (const PackChunk* pack = module.pack(); pack && pack->in_file())
     if (auto file = source.mapped()) release_pages(file->view);
@@ -436,6 +459,35 @@ Result<Module> read_module(ByteSource& source, const ReadOptions& options) {
     if (Error e = decode_pack(module)) return e;
   }
   return module;
+}
+
+Error read_rest(ByteSource& source, Module& module, const ReadOptions& options) {
+  Container& container = module.container;
+  if (container.rest_offset >= container.file_size) return {};
+  const std::size_t first = container.chunks.size();
+  Container rest;
+  rest.file_size = container.file_size;
+  if (Error e = walk_chunks(source, container.rest_offset, &options, rest)) return e;
+  // The sections were located and their names counted by what came before; a later STRS, PIDX,
+  // PROT or PACK would change that under them (the reference reader keeps the last of each).
+  for (const ChunkInfo& c : rest.chunks)
+    if (c.id == chunk::STRS || c.id == chunk::PIDX || c.id == chunk::PROT || c.id == chunk::PACK)
+      return Error{Errc::bad_value, c.offset,
+                   fmt::format("chunk {} at {} comes after PACK: a streamed module's sections were read by the ones "
+                               "before it, so open the file whole to see it as the reference reader does",
+                               chunk_name(c.id), hex_offset(c.offset))};
+  const std::size_t problems = module.problems.size();
+  const std::uint32_t referenced = module.strings_referenced;
+  container.chunks.insert(container.chunks.end(), rest.chunks.begin(), rest.chunks.end());
+  if (Error e = decode_chunks(source, module, first, options)) {
+    container.chunks.resize(first);  // as it was: the rest is not half there
+    module.chunks.resize(first);
+    module.problems.resize(problems);
+    module.strings_referenced = referenced;
+    return e;
+  }
+  container.rest_offset = container.file_size;
+  return {};
 }
 
 SectionContext section_context(const Module& module, const PidxEntry& entry, std::vector<Problem>* problems) {

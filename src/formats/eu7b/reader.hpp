@@ -42,12 +42,21 @@ struct ReadOptions {
   // Record chunks decoded on up to this many threads at once, after the pass that reads them;
   // the module is the same, problems in the same order, the same first error.
   unsigned threads = 1;
+  // End the walk with PACK: the chunks after it (traction, vehicles, events, …) are read by
+  // read_rest, so that a streamed module's first section need not wait for them (EU7B has no
+  // chunk directory: their headers are found only by stepping over PACK).
+  bool stop_after_pack = false;
 };
 
 // The module header pass: every chunk decoded except PACK, whose payload is only located
 // (unless the options ask for it). Malformed records are errors; inconsistencies that still
 // decode (string ids out of range, trailing bytes, ...) are collected in Module::problems.
 Result<Module> read_module(ByteSource& source, const ReadOptions& options = {});
+
+// The chunks a read_module with `stop_after_pack` left, from module.container.rest_offset to the
+// end of the file, decoded and appended as read_module would have. Chunks the sections were
+// already read by (STRS, PIDX, PROT, PACK) are refused there: the module stays as it was.
+Error read_rest(ByteSource& source, Module& module, const ReadOptions& options = {});
 
 // One chunk's payload -> records (STRS and PACK excepted). `string_count` bounds string ids;
 // `string_reach` (optional) receives one past the highest string id the records use.

@@ -35,11 +35,15 @@ Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
   if (ready_) return std::optional<Span>{};
   if (!module_) {
     source_.clear_needed();
-    auto m = eu7b::read_module(source_, {.lazy_strings = true});
+    auto m = eu7b::read_module(source_, {.lazy_strings = true, .stop_after_pack = true});
     if (!m) {
       if (auto need = source_.needed()) {
+        // Past the head, a walk is in a run of chunks whose sizes it learns one at a time:
+        // reading 4× further at each miss makes a header of n chunks cost about log4 of its
+        // size in requests, not n (the dense benchmark's: the head, then all up to PACK).
+        const unsigned shift = need->begin == 0 ? 0 : 2 * std::min(++header_misses_, 4u);  // the head is read_ahead
         Span s = *need;
-        s.end = std::min(source_.size(), std::max(s.end, s.begin + read_ahead));
+        s.end = std::min(source_.size(), std::max(s.end, s.begin + (read_ahead << shift)));
         s.begin = source_.fetch_from(s.begin);  // and the payload before it, if it will be read
         return std::optional<Span>{s};
       }
@@ -56,7 +60,7 @@ Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
     const std::uint64_t at = strings_->next_offset(), end = strings_->end_offset();
     piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(end - at, 256 * 1024)));
     const std::size_t have = source_.copy_available(at, piece);
-    if (have == 0) return std::optional<Span>{Span{at, std::min(end, at + read_ahead)}};
+    if (have == 0) return std::optional<Span>{Span{at, std::min(end, at + (read_ahead << 2 * std::min(++header_misses_, 4u)))}};
     if (Error e = strings_->feed(at, std::span(piece).first(have), *module_)) return e;
   }
   source_.clear();  // the header is decoded; its bytes are not needed again
@@ -80,6 +84,7 @@ Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
   }
   streamer_ = std::make_unique<SectionStreamer>(std::move(available), settings_);
   browser_ = std::make_unique<RecordBrowser>(*module_, RecordBrowser::Live{});
+  if (module_->container.rest_offset < module_->container.file_size) rest_ = Rest::wanted;
   ready_ = true;
   return std::optional<Span>{};
 }
@@ -160,6 +165,7 @@ void RemoteModule::collect() {
     decoded_off_thread_ += d.off_thread;
     if (streamer_->state(d.id) != State::in_flight) continue;  // cancelled while it decoded
     if (!d.section) {
+      ++sections_settled_;
       streamer_->failed(d.id);
       errors_.push_back(fmt::format("section {},{} could not be read: {}", d.id.row, d.id.col, d.section.error().describe()));
       continue;
@@ -202,12 +208,19 @@ std::vector<std::string> RemoteModule::take_errors() {
 }
 
 void RemoteModule::section_failed(SectionId id) {
-  if (streamer_) streamer_->failed(id);
+  if (!streamer_) return;
+  streamer_->failed(id);
+  ++sections_settled_;
 }
 
 std::optional<scene::Scene> RemoteModule::apply_one(const glm::dvec3& camera) {
   if (!ready_) return std::nullopt;
   collect();
+  // The records after PACK, once the names they use are in (the camera is on its first section).
+  if (rest_ == Rest::read && module_->strings.size() >= std::min(module_->strings_referenced, module_->string_count())) {
+    rest_ = Rest::built;
+    return builder_->rest();
+  }
   auto id = streamer_->apply_one(camera);
   if (!id) return std::nullopt;
   auto it = decoded_.find(*id);
@@ -217,6 +230,7 @@ std::optional<scene::Scene> RemoteModule::apply_one(const glm::dvec3& camera) {
     if (asset_ids_seen_.insert(e.file).second) asset_ids_pending_.insert(e.file);
   resident_[*id] = std::move(it->second);
   decoded_.erase(it);
+  ++sections_settled_;
   if (delta.sections.empty()) {  // an empty section still needs a place on the page
     scene::Section s;
     s.row = id->row;
@@ -230,7 +244,7 @@ std::optional<scene::Scene> RemoteModule::apply_one(const glm::dvec3& camera) {
 std::optional<Span> RemoteModule::strings_request(std::uint64_t piece) {
   if (!ready_ || strings_in_flight_ || strings_->done() || strings_->error()) return std::nullopt;
   collect();
-  std::uint32_t urgent = 0;
+  std::uint32_t urgent = rest_ == Rest::read ? module_->strings_referenced : 0;  // the records after PACK wait
   for (const auto& [id, w] : waiting_) urgent = std::max(urgent, w.strings_needed);
   // Held (SectionStreamer::hold: the first section's model comes first), the streamer is not
   // idle either: the names the inspector wants wait with the ring.
@@ -247,6 +261,56 @@ Error RemoteModule::strings_bytes(std::uint64_t offset, std::span<const std::uin
   Error e = strings_->feed(offset, bytes, *module_);
   promote();  // sections whose names arrived, or that can no longer get them
   return e;
+}
+
+std::optional<Span> RemoteModule::late_request(std::uint64_t piece) {
+  if (ready_ && rest_ == Rest::in_flight) return std::nullopt;  // one late read at a time
+  // The records after PACK come after the first section (the first models wait for nothing
+  // else) and before the names, which the inspector alone wants: one read, from PACK's end.
+  if (ready_ && rest_ == Rest::wanted && (sections_settled_ > 0 || sections_.empty())) {
+    if (strings_in_flight_) return std::nullopt;
+    rest_ = Rest::in_flight;
+    return Span{module_->container.rest_offset, module_->container.file_size};
+  }
+  return strings_request(piece);
+}
+
+Error RemoteModule::late_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  if (!ready_ || rest_ != Rest::in_flight || offset != module_->container.rest_offset) {
+    Error e = strings_bytes(offset, bytes);
+    return e ? Error{e.code, e.offset, fmt::format("names could not be read: {}", e.message)} : Error{};
+  }
+  source_.add(offset, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+  Error e = eu7b::read_rest(source_, *module_, {.lazy_strings = true});
+  source_.clear();
+  if (e) {
+    rest_ = Rest::none;  // the view keeps what it has
+    return Error{e.code, e.offset, fmt::format("the records after PACK could not be read: {}", e.message)};
+  }
+  rest_ = Rest::read;
+  browser_ = std::make_unique<RecordBrowser>(*module_, RecordBrowser::Live{});
+  header_assets_queued_ = false;  // model files the new records name
+  described_ = true;
+  return {};
+}
+
+void RemoteModule::late_failed() {
+  if (ready_ && rest_ == Rest::in_flight) rest_ = Rest::wanted;
+  else strings_failed();
+}
+
+void RemoteModule::set_read_now(ReadNow read) {
+  read_now_ = std::move(read);
+  if (Error e = read_rest_now()) errors_.push_back(e.describe());  // as the view would hear of it
+}
+
+Error RemoteModule::read_rest_now() {
+  if (!ready_ || rest_ != Rest::wanted || !read_now_) return {};
+  const std::uint64_t at = module_->container.rest_offset;
+  auto bytes = read_now_(at, module_->container.file_size - at);
+  if (!bytes) return bytes.error();
+  rest_ = Rest::in_flight;
+  return late_bytes(at, *bytes);
 }
 
 std::vector<SectionId> RemoteModule::evict(const glm::dvec3& camera) {
@@ -325,6 +389,8 @@ class RemotePieces final : public scene::Pieces {
   Result<scene::Scene> base() override {
     if (!m_.ready_) return Error{Errc::bad_value, 0, "the module is not open yet"};
     if (!m_.read_now_) return Error{Errc::bad_value, 0, "a streamed module is exported only where its sections can be read at once"};
+    if (Error e = m_.read_rest_now()) return e;  // the records after PACK, if the view has not read them yet
+    if (Error e = load_strings(m_.module_->strings_referenced)) return e;
     builder_ = std::make_unique<SceneBuilder>(*m_.module_);
     return builder_->build(false);
   }
@@ -345,21 +411,13 @@ class RemotePieces final : public scene::Pieces {
                                                               info.entry.col, bytes->size(), info.end - info.begin)};
       auto section = decode_section(*bytes, info.begin, section_context(*m_.module_, info.entry));
       if (!section) return section.error();
-      // The strings its models name (files, textures, names: the fields say them all), read on
-      // from where the strings loaded so far end.
+      // The strings its models name (files, textures, names: the fields say them all).
       models_ = expand_section(*section, m_.module_->prototypes());
       std::uint64_t needed = 0;
       for (const ExpandedModel& e : models_)
         for (Sid id : {e.name, e.file, e.texture})
           if (id != kNoString) needed = std::max<std::uint64_t>(needed, std::uint64_t{id} + 1);
-      while (m_.module_->strings.size() < needed && !m_.strings_->done() && !m_.strings_->error()) {
-        const std::uint64_t at = m_.strings_->next_offset();
-        const std::uint64_t size = std::min<std::uint64_t>(m_.strings_->end_offset() - at, 1024 * 1024);
-        auto piece = m_.read_now_(at, size);
-        if (!piece) return piece.error();
-        if (piece->empty()) break;
-        if (Error e = m_.strings_->feed(at, *piece, *m_.module_)) return e;
-      }
+      if (Error e = load_strings(needed)) return e;
       section_ = std::move(section).value();
       info_ = &info;
       return std::optional<scene::Scene>(builder_->pack_section(section_, info.first_index));
@@ -373,6 +431,18 @@ class RemotePieces final : public scene::Pieces {
   }
 
  private:
+  // The first `needed` strings, read on from where the strings loaded so far end.
+  Error load_strings(std::uint64_t needed) {
+    while (m_.module_->strings.size() < needed && !m_.strings_->done() && !m_.strings_->error()) {
+      const std::uint64_t at = m_.strings_->next_offset();
+      const std::uint64_t size = std::min<std::uint64_t>(m_.strings_->end_offset() - at, 1024 * 1024);
+      auto piece = m_.read_now_(at, size);
+      if (!piece) return piece.error();
+      if (piece->empty()) break;
+      if (Error e = m_.strings_->feed(at, *piece, *m_.module_)) return e;
+    }
+    return {};
+  }
   static std::pair<glm::dvec3, glm::dvec3> cell_of(const RemoteModule::SectionInfo& info) {
     const glm::dvec3 lo = kSectionGrid.origin(info.entry.row, info.entry.col);
     return {lo, lo + glm::dvec3(kSectionGrid.cell, 0.0, kSectionGrid.cell)};

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,9 +42,11 @@ class RemoteModule final : public stream::RemoteDocument {
   ~RemoteModule() override;
 
   void add_bytes(std::uint64_t offset, std::vector<std::uint8_t> bytes) override { source_.add(offset, std::move(bytes)); }
-  // The header pass with the bytes so far: nullopt once the module is read and the strings its
-  // records use are loaded, else the next range to fetch (at least `read_ahead` bytes), or an
-  // error if the file is bad. STRS beyond those strings is not read here.
+  // The header pass with the bytes so far: nullopt once the chunks up to PACK are read and the
+  // strings their records use are loaded, else the next range to fetch, or an error if the file
+  // is bad. A miss past the first reads at least 4× `read_ahead`, and 4× more at each miss after
+  // (EU7B has no chunk directory: a header is found only by stepping over the payload before it).
+  // STRS beyond those strings, and the chunks after PACK, are not read here (late_request).
   Result<std::optional<Span>> open(std::uint64_t read_ahead = 64 * 1024) override;
   bool opened() const override { return ready_; }
   const eu7b::Module& module() const { return *module_; }
@@ -76,10 +79,16 @@ class RemoteModule final : public stream::RemoteDocument {
   std::uint32_t strings_loaded() const { return module_ ? static_cast<std::uint32_t>(module_->strings.size()) : 0; }
   std::uint32_t string_count() const { return module_ ? module_->string_count() : 0; }
 
-  // RemoteDocument's late data is STRS past the header's strings.
-  std::optional<Span> late_request(std::uint64_t piece) override { return strings_request(piece); }
-  Error late_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) override { return strings_bytes(offset, bytes); }
-  void late_failed() override { strings_failed(); }
+  // RemoteDocument's late data: the chunks after PACK (traction, vehicles, events, …), in one
+  // read once the first section has been applied (or cannot be), then STRS past the header's
+  // strings. The records after PACK come back from apply_one as a delta the scene keeps.
+  std::optional<Span> late_request(std::uint64_t piece) override;
+  Error late_bytes(std::uint64_t offset, std::span<const std::uint8_t> bytes) override;
+  void late_failed() override;
+  bool take_described() override { return std::exchange(described_, false); }
+  // An export is about to read through `read`: the records after PACK come now, if the view has
+  // not read them, so that what it writes (the headline, the base scene) is the whole file's.
+  void set_read_now(ReadNow read) override;
   std::pair<std::uint64_t, std::uint64_t> late_progress() const override { return {strings_loaded(), string_count()}; }
 
   // Document: the lists read the live module, so names that arrive after opening show up.
@@ -137,6 +146,13 @@ class RemoteModule final : public stream::RemoteDocument {
   std::set<Sid> asset_ids_seen_;                     // model files handed out or pending
   std::set<Sid> asset_ids_pending_;                  // ... not yet handed out (name not loaded, say)
   bool header_assets_queued_ = false;
+  unsigned header_misses_ = 0;
+  // The chunks after PACK: not there, to fetch (once a section has settled), fetching, read (the
+  // delta waits for their names), handed out.
+  enum class Rest { none, wanted, in_flight, read, built } rest_ = Rest::none;
+  std::uint64_t sections_settled_ = 0;  // applied or failed: the first impression is over
+  bool described_ = false;              // lists or summary changed since take_described
+  Error read_rest_now();                // for an export: the chunks after PACK through read_now_
   std::vector<std::string> errors_;
   std::shared_ptr<Finished> finished_;
   std::size_t decoding_ = 0;  // jobs submitted, not yet collected

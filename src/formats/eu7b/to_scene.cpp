@@ -41,6 +41,20 @@ int bounded_count(double v, int lo, int hi) {
 
 }  // namespace
 
+namespace {
+struct Kinds {
+  std::uint32_t tracks, traction, shapes, terrain, lines, models, pack, launchers, sounds, power, dynamics;
+};
+Kinds add_kinds(scene::Scene& s) {
+  for (const char* k : {"tracks", "traction", "shapes", "terrain", "lines", "models", "pack_models", "launchers",
+                        "sounds", "power", "dynamics"})
+    s.add_kind(k);
+  return {s.add_kind("tracks"), s.add_kind("traction"), s.add_kind("shapes"), s.add_kind("terrain"), s.add_kind("lines"),
+          s.add_kind("models"), s.add_kind("pack_models"), s.add_kind("launchers"), s.add_kind("sounds"),
+          s.add_kind("power"), s.add_kind("dynamics")};
+}
+}  // namespace
+
 struct SceneBuilder::Builder {
   const Module& m;
   const Vehicles* vehicles = nullptr;
@@ -49,6 +63,17 @@ struct SceneBuilder::Builder {
   std::unordered_map<std::uint64_t, std::uint32_t> mesh_of;  // file sid -> mesh id (global)
   std::unordered_map<std::uint32_t, float> mesh_size;        // proxy mesh id -> its box's size
   std::uint32_t mesh_total = 0, object_total = 0;             // across everything built so far
+  std::map<std::uint32_t, std::uint64_t> next_index;          // chunk id -> its next record's index
+  std::size_t chunks_built = 0;                               // module chunks turned into scene so far
+  std::vector<scene::TrackCurve> curves;                      // the rail curves vehicles stand on
+  bool vehicles_placed = false;
+
+  void records(const Kinds& kind);
+
+  // An object of this scene with its id in the whole document (deltas continue the ids).
+  std::uint32_t object(std::uint32_t kind, std::uint64_t index, const glm::dvec3& anchor, float radius = 5.0f) {
+    return s.object_base + s.add_object(kind, index, anchor, radius);
+  }
 
   // A batch of `primitive` in the section holding `anchor`; positions are made relative to it.
   Batch& batch(scene::Section& sec, Batch::Primitive primitive) {
@@ -157,7 +182,7 @@ struct SceneBuilder::Builder {
         length += glm::length(q - prev);
         prev = q;
       }
-      if (object == scene::kNoObject) object = s.add_object(kind, index, scene::bezier_point(p, 0.5), static_cast<float>(length / 2));
+      if (object == scene::kNoObject) object = this->object(kind, index, scene::bezier_point(p, 0.5), static_cast<float>(length / 2));
       // Segments: 20 m on straights, about 2 degrees of turn on curves.
       const double turn = std::acos(std::clamp(glm::dot(scene::bezier_direction(p, 0), scene::bezier_direction(p, 1)), -1.0, 1.0));
       const int n = bounded_count(std::ceil(std::max(length / kMaxPiece, turn / glm::radians(2.0))), 1, 500);
@@ -211,7 +236,7 @@ struct SceneBuilder::Builder {
 
   void traction(const Traction& w, std::uint64_t index, std::uint32_t kind) {
     const glm::dvec3 p1 = d3(w.p1), p2 = d3(w.p2), p3 = d3(w.p3), p4 = d3(w.p4);
-    const std::uint32_t object = s.add_object(kind, index, (p1 + p2) * 0.5, static_cast<float>(glm::length(p2 - p1) / 2));
+    const std::uint32_t object = this->object(kind, index, (p1 + p2) * 0.5, static_cast<float>(glm::length(p2 - p1) / 2));
     scene::Section& sec = s.section_at((p1 + p2) * 0.5);
     line(sec, p1, p2, rgba(0.62f, 0.38f, 0.18f), object);  // contact wire
     line(sec, p3, p4, rgba(0.18f, 0.18f, 0.20f), object);  // messenger
@@ -239,9 +264,9 @@ struct SceneBuilder::Builder {
       hi = glm::max(hi, p);
     }
     scene::Section& sec = s.section_at((lo + hi) * 0.5);
-    if (object < s.objects.size()) {  // the object sits at the middle of its triangles
-      s.objects[object].anchor = (lo + hi) * 0.5;
-      s.objects[object].radius = static_cast<float>(glm::length(hi - lo) / 2);
+    if (object >= s.object_base && object - s.object_base < s.objects.size()) {  // it sits at the middle of its triangles
+      s.objects[object - s.object_base].anchor = (lo + hi) * 0.5;
+      s.objects[object - s.object_base].radius = static_cast<float>(glm::length(hi - lo) / 2);
     }
     Batch& tris = batch(sec, Batch::Primitive::triangles);
     const std::size_t usable = verts.size() - verts.size() % 3;
@@ -258,7 +283,8 @@ struct SceneBuilder::Builder {
     const Vehicles* v = vehicles;
     if (!v) v = &(fallback = read_vehicles(m, nullptr));
     if (v->looks.empty()) return;
-    const auto poses = place_vehicles(m, *v, s.tracks, curve_of_track);
+    vehicles_placed = true;
+    const auto poses = place_vehicles(m, *v, curves, curve_of_track);
     std::map<std::string, std::uint32_t> mesh_of_look;  // folder/type, skin, size -> proxy
     for (std::size_t i = 0; i < poses.size() && i < v->looks.size(); ++i) {
       if (!poses[i].placed) continue;
@@ -296,33 +322,20 @@ struct SceneBuilder::Builder {
   }
 };
 
-SceneBuilder::SceneBuilder(const Module& module, const Vehicles* vehicles) : b_(std::make_unique<Builder>(Builder{module, vehicles, {}, {}, {}, {}})) {}
+SceneBuilder::SceneBuilder(const Module& module, const Vehicles* vehicles) : b_(std::make_unique<Builder>(Builder{module, vehicles, {}, {}, {}, {}, 0, 0, {}, 0, {}, false})) {}
 SceneBuilder::~SceneBuilder() = default;
 
-namespace {
-void add_kinds(scene::Scene& s) {
-  for (const char* k : {"tracks", "traction", "shapes", "terrain", "lines", "models", "pack_models", "launchers",
-                        "sounds", "power", "dynamics"})
-    s.add_kind(k);
-}
-}  // namespace
 
-scene::Scene SceneBuilder::build(bool with_pack) {
-  Builder& b = *b_;
-  const Module& m = b.m;
-  b.s = {};
-  b.s.grid = kSectionGrid;
-  b.s.add_material({});  // [0]: the default
-  add_kinds(b.s);
-  const std::uint32_t k_tracks = b.s.add_kind("tracks"), k_traction = b.s.add_kind("traction"),
-                      k_shapes = b.s.add_kind("shapes"), k_terrain = b.s.add_kind("terrain"),
-                      k_lines = b.s.add_kind("lines"), k_models = b.s.add_kind("models"),
-                      k_pack = b.s.add_kind("pack_models"), k_launchers = b.s.add_kind("launchers"),
-                      k_sounds = b.s.add_kind("sounds"), k_power = b.s.add_kind("power");
-  // Indices count across repeated chunks of a kind, as RecordBrowser's lists do.
-  std::map<std::uint32_t, std::uint64_t> next;
-  for (const Chunk& c : m.chunks) {
-    std::uint64_t& i = next[c.id];
+// The module's chunks not yet built, from where the last build or rest stopped; indices count
+// across repeated chunks of a kind, as RecordBrowser's lists do.
+void SceneBuilder::Builder::records(const Kinds& kind) {
+  Builder& b = *this;
+  const std::uint32_t k_tracks = kind.tracks, k_traction = kind.traction, k_shapes = kind.shapes, k_terrain = kind.terrain,
+                      k_lines = kind.lines, k_models = kind.models, k_launchers = kind.launchers, k_sounds = kind.sounds,
+                      k_power = kind.power;
+  for (std::size_t ci = b.chunks_built; ci < m.chunks.size(); ++ci) {
+    const Chunk& c = m.chunks[ci];
+    std::uint64_t& i = b.next_index[c.id];
     if (const auto* tracks = std::get_if<RecordList<Track>>(&c.data)) {
       for (const Track& t : tracks->records) b.track(t, i++, k_tracks);
     } else if (const auto* wires = std::get_if<RecordList<Traction>>(&c.data)) {
@@ -334,7 +347,7 @@ scene::Scene SceneBuilder::build(bool with_pack) {
         b.material(text(m, sh.material), color, sh.translucent != 0);
         glm::dvec3 anchor = d3(sh.origin);
         if (!sh.vertices.empty()) anchor += glm::dvec3(sh.vertices[0].position[0], sh.vertices[0].position[1], sh.vertices[0].position[2]);
-        b.triangles(sh.vertices, d3(sh.origin), color, b.s.add_object(k_shapes, i++, anchor));
+        b.triangles(sh.vertices, d3(sh.origin), color, b.object(k_shapes, i++, anchor));
       }
     } else if (const auto* t = std::get_if<Terrain>(&c.data)) {
       const std::uint32_t color = Builder::lit_color(t->flags & terrain_flag::lighting, t->lighting, rgba(0.40f, 0.52f, 0.30f));
@@ -343,19 +356,19 @@ scene::Scene SceneBuilder::build(bool with_pack) {
       for (const TerrainBatch& batch : t->batches) {
         glm::dvec3 anchor(0.0);
         if (!batch.vertices.empty()) anchor = {batch.vertices[0].position[0], batch.vertices[0].position[1], batch.vertices[0].position[2]};
-        b.triangles(batch.vertices, {}, color, b.s.add_object(k_terrain, i++, anchor));
+        b.triangles(batch.vertices, {}, color, b.object(k_terrain, i++, anchor));
       }
       for (std::size_t k = 0; k + 3 <= t->legacy.size(); k += 3) {
         const std::vector<PackedVertex> tri(t->legacy.begin() + static_cast<std::ptrdiff_t>(k),
                                             t->legacy.begin() + static_cast<std::ptrdiff_t>(k + 3));
-        b.triangles(tri, {}, color, b.s.add_object(k_terrain, i++, {tri[0].position[0], tri[0].position[1], tri[0].position[2]}));
+        b.triangles(tri, {}, color, b.object(k_terrain, i++, {tri[0].position[0], tri[0].position[1], tri[0].position[2]}));
       }
     } else if (const auto* lines = std::get_if<RecordList<Line>>(&c.data)) {
       for (const Line& l : lines->records) {
         const std::uint64_t index = i++;
         if (l.vertices.size() < 2) continue;
         const glm::dvec3 origin = d3(l.origin);
-        const std::uint32_t object = b.s.add_object(k_lines, index, origin + d3(l.vertices[0]));
+        const std::uint32_t object = b.object(k_lines, index, origin + d3(l.vertices[0]));
         const std::uint32_t color = Builder::lit_color(l.has_lighting, l.lighting, rgba(0.85f, 0.85f, 0.6f));
         scene::Section& sec = b.s.section_at(origin + d3(l.vertices[0]));
         const std::size_t n = l.vertices.size();
@@ -379,10 +392,26 @@ scene::Scene SceneBuilder::build(bool with_pack) {
   }
   // Markers for non-model objects are named proxies too.
   for (auto& [file, mesh] : b.mesh_of) {
-    if (file == 0xFFFFFFF0u) b.s.meshes[mesh].name = "(event launcher)";
-    if (file == 0xFFFFFFF1u) b.s.meshes[mesh].name = "(sound)";
-    if (file == 0xFFFFFFF2u) b.s.meshes[mesh].name = "(power source)";
+    if (mesh < b.s.mesh_base || mesh - b.s.mesh_base >= b.s.meshes.size()) continue;  // an earlier part's
+    std::string& name = b.s.meshes[mesh - b.s.mesh_base].name;
+    if (file == 0xFFFFFFF0u) name = "(event launcher)";
+    if (file == 0xFFFFFFF1u) name = "(sound)";
+    if (file == 0xFFFFFFF2u) name = "(power source)";
   }
+  b.chunks_built = m.chunks.size();
+}
+
+scene::Scene SceneBuilder::build(bool with_pack) {
+  Builder& b = *b_;
+  const Module& m = b.m;
+  b.s = {};
+  b.s.grid = kSectionGrid;
+  b.s.add_material({});  // [0]: the default
+  const Kinds kind = add_kinds(b.s);
+  const std::uint32_t k_pack = kind.pack;
+  b.next_index.clear();
+  b.chunks_built = 0;
+  b.records(kind);
   // PACK models, in the order RecordBrowser numbers them.
   if (const PackChunk* pack = m.pack(); with_pack && pack && pack->decoded) {
     std::uint64_t index = 0;
@@ -405,9 +434,26 @@ scene::Scene SceneBuilder::build(bool with_pack) {
         break;
       }
     }
-  b.vehicles_on_tracks(b.s.add_kind("dynamics"));
+  b.curves = b.s.tracks;
+  b.vehicles_on_tracks(kind.dynamics);
   b.s.finish();
   b.object_total = static_cast<std::uint32_t>(b.s.objects.size());
+  return std::move(b.s);
+}
+
+scene::Scene SceneBuilder::rest() {
+  Builder& b = *b_;
+  b.s = {};
+  b.s.grid = kSectionGrid;
+  b.s.mesh_base = b.mesh_total;
+  b.s.object_base = b.object_total;
+  b.s.add_material({});  // [0]: the default, which batches use
+  const Kinds kind = add_kinds(b.s);
+  b.records(kind);
+  if (!b.vehicles_placed) b.vehicles_on_tracks(kind.dynamics);
+  b.s.finish();
+  b.s.keeps_instances = true;  // what it places stays: the sections' own, not streamed
+  b.object_total += static_cast<std::uint32_t>(b.s.objects.size());
   return std::move(b.s);
 }
 

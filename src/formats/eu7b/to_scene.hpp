@@ -35,6 +35,9 @@ class SceneBuilder {
   SceneBuilder& operator=(const SceneBuilder&) = delete;
 
   scene::Scene build(bool with_pack);
+  // The chunks the module gained since (read_rest: traction, vehicles, events after PACK) as a
+  // delta continuing the ids, whose instances the sections keep (scene::merge_delta).
+  scene::Scene rest();
   // `first_index`: the section's first model in the document's pack_models numbering.
   scene::Scene pack_section(const PackSection& section, std::uint64_t first_index);
 

@@ -117,16 +117,16 @@ bool WebViewer::add_delta(std::span<const std::uint8_t> bytes, std::string& erro
     return true;
   }
   const std::size_t objects_before = scene_->objects.size();
-  auto index = scene::merge_delta(*scene_, std::move(delta).value());
-  if (!index) {
-    error = index.error().describe();
+  auto changed = scene::merge_delta(*scene_, std::move(delta).value());
+  if (!changed) {
+    error = changed.error().describe();
     return false;
   }
   for (std::uint32_t id = static_cast<std::uint32_t>(objects_before); id < scene_->objects.size(); ++id) {
     const scene::Object& o = scene_->objects[id];
     if (o.kind < objects_by_kind_.size()) objects_by_kind_[o.kind].push_back(id);
   }
-  renderer_.update_section(*index);
+  for (std::size_t index : *changed) renderer_.update_section(index);
   return true;
 }
 

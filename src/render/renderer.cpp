@@ -242,6 +242,7 @@ bool Renderer::init(std::string& error) {
   if (!static_program_) return false;
   instanced_program_ = link(kInstancedVertex, fragment(kInstancedFragment), error);
   if (!instanced_program_) return false;
+  part_uniforms_ = {loc(instanced_program_, "u_color"), loc(instanced_program_, "u_alpha_mode"), loc(instanced_program_, "u_cutoff")};
   sky_program_ = link(kSkyVertex, kSkyFragment, error);
   if (!sky_program_) return false;
   glGenVertexArrays(1, &sky_vao_);
@@ -616,12 +617,17 @@ void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
   const scene::Material fallback;
   const scene::Material& mat = part.material < scene_->materials.size() ? scene_->materials[part.material] : fallback;
   const unsigned texture = mat.texture < textures_.size() && textures_[mat.texture].id ? textures_[mat.texture].id : white_texture_;
-  glBindTexture(GL_TEXTURE_2D, texture);
-  glUniform4fv(loc(instanced_program_, "u_color"), 1, glm::value_ptr(unpack_rgba(mat.color)));
-  glUniform1i(loc(instanced_program_, "u_alpha_mode"), static_cast<int>(mat.alpha));
-  glUniform1f(loc(instanced_program_, "u_cutoff"), mat.alpha_cutoff);
-  if (mat.two_sided) glDisable(GL_CULL_FACE);
-  else glEnable(GL_CULL_FACE);
+  PartState& was = part_state_;
+  if (!was.known || was.texture != texture) glBindTexture(GL_TEXTURE_2D, texture);
+  if (!was.known || was.color != mat.color) glUniform4fv(part_uniforms_.color, 1, glm::value_ptr(unpack_rgba(mat.color)));
+  if (!was.known || was.alpha_mode != static_cast<int>(mat.alpha)) glUniform1i(part_uniforms_.alpha_mode, static_cast<int>(mat.alpha));
+  if (!was.known || was.cutoff != mat.alpha_cutoff) glUniform1f(part_uniforms_.cutoff, mat.alpha_cutoff);
+  const int cull = mat.two_sided ? 0 : 1;
+  if (!was.known || was.cull != cull) {
+    if (cull) glEnable(GL_CULL_FACE);
+    else glDisable(GL_CULL_FACE);
+  }
+  was = {texture, mat.color, static_cast<int>(mat.alpha), cull, mat.alpha_cutoff, true};
   (void)ids;
   glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(part.count), GL_UNSIGNED_INT,
                           reinterpret_cast<void*>(std::uintptr_t{part.first} * 4), static_cast<GLsizei>(plan_.mesh_count[m]));
@@ -706,6 +712,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     const GLint u_min_pixels = loc(instanced_program_, "u_min_pixels"), u_mesh_size = loc(instanced_program_, "u_mesh_size");
     glActiveTexture(GL_TEXTURE0);
     glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+    part_state_.known = false;  // other passes bind textures and set culling between frames
     auto bind_instances = [&](std::size_t m) {
       glBindVertexArray(meshes_[m].vao);
       const scene::Mesh& mesh = scene_->meshes[m];

@@ -130,6 +130,19 @@ class Renderer {
   std::uint64_t meshes_uploaded_ = 0;
   // One part of a mesh over its visible instances, with its material's state.
   void draw_part(std::size_t mesh, const scene::Part& part, bool ids);
+  // The instanced program's per-part uniforms, looked up once (a lookup is a call with a string
+  // per use), and the part state last set in this pass: a part whose material sets what is
+  // already set costs only its draw (hundreds of parts a frame at scale).
+  struct PartUniforms {
+    int color = -1, alpha_mode = -1, cutoff = -1;
+  } part_uniforms_;
+  struct PartState {
+    unsigned texture = 0;
+    std::uint32_t color = 0;
+    int alpha_mode = -1, cull = -1;
+    float cutoff = -1.0f;
+    bool known = false;
+  } part_state_;
 
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
   unsigned sky_vao_ = 0;

@@ -97,9 +97,8 @@ export function createStreamer(core, engine) {
     let changed = false;
     fetcher.onChange = () => { changed = true; };
     // The head: enough to tell the format and start a header (PMTiles reads 16 KiB too); a
-    // streamed header asks for the rest itself, and bytes read past what it needs are only counted
-    // (an EU7B head beyond STRS's count and the header's names is names read again later). A
-    // file under 16 KiB answers 416 with its size, then is read whole.
+    // streamed header asks for the rest itself, so bytes read past what it needs are only counted
+    // against the first frame. A file under 16 KiB answers 416 with its size, then is read whole.
     let head;
     try {
       head = await fetcher.read(0, HEAD_BYTES, signal);

@@ -689,7 +689,7 @@ function streamed(s, r, x, z) {
       if (s.applied === 1) s.firstModels = { bytes: r.stats.bytes, requests: r.stats.requests, sections: r.stats.sectionsRequested };
     }
   }
-  if (r.described) {  // records read after the first section (traction, vehicles, events): the lists grow
+  if (r.described) {  // records the document read after its first section: the lists grow
     window.sceneria.lastResult = { ...window.sceneria.lastResult, summary: r.described.summary, lists: r.described.lists };
     showSummary(s.name, r.described.summary);
     showKinds(r.described.lists, currentKind());

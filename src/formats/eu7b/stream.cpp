@@ -31,6 +31,14 @@ RemoteModule::RemoteModule(std::uint64_t file_size, std::string name, StreamSett
 }
 RemoteModule::~RemoteModule() = default;
 
+// Past the head, a header pass is in a run of chunks (or strings) whose sizes it learns one at a
+// time: reading 4× further at each miss (at most 256× `read_ahead`) makes a header of n chunks
+// cost about log4 of its size in requests, not n (the dense benchmark's: the head, then all up
+// to PACK).
+std::uint64_t RemoteModule::miss_read_ahead(std::uint64_t read_ahead) {
+  return read_ahead << 2 * std::min(++header_misses_, 4u);
+}
+
 Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
   if (ready_) return std::optional<Span>{};
   if (!module_) {
@@ -38,12 +46,8 @@ Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
     auto m = eu7b::read_module(source_, {.lazy_strings = true, .stop_after_pack = true});
     if (!m) {
       if (auto need = source_.needed()) {
-        // Past the head, a walk is in a run of chunks whose sizes it learns one at a time:
-        // reading 4× further at each miss makes a header of n chunks cost about log4 of its
-        // size in requests, not n (the dense benchmark's: the head, then all up to PACK).
-        const unsigned shift = need->begin == 0 ? 0 : 2 * std::min(++header_misses_, 4u);  // the head is read_ahead
         Span s = *need;
-        s.end = std::min(source_.size(), std::max(s.end, s.begin + (read_ahead << shift)));
+        s.end = std::min(source_.size(), std::max(s.end, s.begin + (need->begin == 0 ? read_ahead : miss_read_ahead(read_ahead))));
         s.begin = source_.fetch_from(s.begin);  // and the payload before it, if it will be read
         return std::optional<Span>{s};
       }
@@ -60,7 +64,7 @@ Result<std::optional<Span>> RemoteModule::open(std::uint64_t read_ahead) {
     const std::uint64_t at = strings_->next_offset(), end = strings_->end_offset();
     piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(end - at, 256 * 1024)));
     const std::size_t have = source_.copy_available(at, piece);
-    if (have == 0) return std::optional<Span>{Span{at, std::min(end, at + (read_ahead << 2 * std::min(++header_misses_, 4u)))}};
+    if (have == 0) return std::optional<Span>{Span{at, std::min(end, at + miss_read_ahead(read_ahead))}};
     if (Error e = strings_->feed(at, std::span(piece).first(have), *module_)) return e;
   }
   source_.clear();  // the header is decoded; its bytes are not needed again

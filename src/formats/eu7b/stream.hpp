@@ -147,6 +147,7 @@ class RemoteModule final : public stream::RemoteDocument {
   std::set<Sid> asset_ids_pending_;                  // ... not yet handed out (name not loaded, say)
   bool header_assets_queued_ = false;
   unsigned header_misses_ = 0;
+  std::uint64_t miss_read_ahead(std::uint64_t read_ahead);  // the next header miss's read, growing
   // The chunks after PACK: not there, to fetch (once a section has settled), fetching, read (the
   // delta waits for their names), handed out.
   enum class Rest { none, wanted, in_flight, read, built } rest_ = Rest::none;

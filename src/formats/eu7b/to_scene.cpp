@@ -45,10 +45,8 @@ namespace {
 struct Kinds {
   std::uint32_t tracks, traction, shapes, terrain, lines, models, pack, launchers, sounds, power, dynamics;
 };
+// Every kind in the same order in every scene and delta, so that kind ids agree between them.
 Kinds add_kinds(scene::Scene& s) {
-  for (const char* k : {"tracks", "traction", "shapes", "terrain", "lines", "models", "pack_models", "launchers",
-                        "sounds", "power", "dynamics"})
-    s.add_kind(k);
   return {s.add_kind("tracks"), s.add_kind("traction"), s.add_kind("shapes"), s.add_kind("terrain"), s.add_kind("lines"),
           s.add_kind("models"), s.add_kind("pack_models"), s.add_kind("launchers"), s.add_kind("sounds"),
           s.add_kind("power"), s.add_kind("dynamics")};
@@ -65,7 +63,7 @@ struct SceneBuilder::Builder {
   std::uint32_t mesh_total = 0, object_total = 0;             // across everything built so far
   std::map<std::uint32_t, std::uint64_t> next_index;          // chunk id -> its next record's index
   std::size_t chunks_built = 0;                               // module chunks turned into scene so far
-  std::vector<scene::TrackCurve> curves;                      // the rail curves vehicles stand on
+  std::vector<scene::TrackCurve> curves;                      // build's rail curves, kept for rest()'s vehicles
   bool vehicles_placed = false;
 
   void records(const Kinds& kind);
@@ -278,13 +276,13 @@ struct SceneBuilder::Builder {
   }
 
   // Each DYNM record where its trainset puts it, a box of its size until its .mmd's models load.
-  void vehicles_on_tracks(std::uint32_t kind) {
+  void vehicles_on_tracks(std::uint32_t kind, std::span<const scene::TrackCurve> on) {
     Vehicles fallback;
     const Vehicles* v = vehicles;
     if (!v) v = &(fallback = read_vehicles(m, nullptr));
     if (v->looks.empty()) return;
     vehicles_placed = true;
-    const auto poses = place_vehicles(m, *v, curves, curve_of_track);
+    const auto poses = place_vehicles(m, *v, on, curve_of_track);
     std::map<std::string, std::uint32_t> mesh_of_look;  // folder/type, skin, size -> proxy
     for (std::size_t i = 0; i < poses.size() && i < v->looks.size(); ++i) {
       if (!poses[i].placed) continue;
@@ -330,16 +328,13 @@ SceneBuilder::~SceneBuilder() = default;
 // across repeated chunks of a kind, as RecordBrowser's lists do.
 void SceneBuilder::Builder::records(const Kinds& kind) {
   Builder& b = *this;
-  const std::uint32_t k_tracks = kind.tracks, k_traction = kind.traction, k_shapes = kind.shapes, k_terrain = kind.terrain,
-                      k_lines = kind.lines, k_models = kind.models, k_launchers = kind.launchers, k_sounds = kind.sounds,
-                      k_power = kind.power;
   for (std::size_t ci = b.chunks_built; ci < m.chunks.size(); ++ci) {
     const Chunk& c = m.chunks[ci];
     std::uint64_t& i = b.next_index[c.id];
     if (const auto* tracks = std::get_if<RecordList<Track>>(&c.data)) {
-      for (const Track& t : tracks->records) b.track(t, i++, k_tracks);
+      for (const Track& t : tracks->records) b.track(t, i++, kind.tracks);
     } else if (const auto* wires = std::get_if<RecordList<Traction>>(&c.data)) {
-      for (const Traction& w : wires->records) b.traction(w, i++, k_traction);
+      for (const Traction& w : wires->records) b.traction(w, i++, kind.traction);
     } else if (const auto* shapes = std::get_if<RecordList<Shape>>(&c.data)) {
       for (const Shape& sh : shapes->records) {
         const std::uint32_t color =
@@ -347,7 +342,7 @@ void SceneBuilder::Builder::records(const Kinds& kind) {
         b.material(text(m, sh.material), color, sh.translucent != 0);
         glm::dvec3 anchor = d3(sh.origin);
         if (!sh.vertices.empty()) anchor += glm::dvec3(sh.vertices[0].position[0], sh.vertices[0].position[1], sh.vertices[0].position[2]);
-        b.triangles(sh.vertices, d3(sh.origin), color, b.object(k_shapes, i++, anchor));
+        b.triangles(sh.vertices, d3(sh.origin), color, b.object(kind.shapes, i++, anchor));
       }
     } else if (const auto* t = std::get_if<Terrain>(&c.data)) {
       const std::uint32_t color = Builder::lit_color(t->flags & terrain_flag::lighting, t->lighting, rgba(0.40f, 0.52f, 0.30f));
@@ -356,19 +351,19 @@ void SceneBuilder::Builder::records(const Kinds& kind) {
       for (const TerrainBatch& batch : t->batches) {
         glm::dvec3 anchor(0.0);
         if (!batch.vertices.empty()) anchor = {batch.vertices[0].position[0], batch.vertices[0].position[1], batch.vertices[0].position[2]};
-        b.triangles(batch.vertices, {}, color, b.object(k_terrain, i++, anchor));
+        b.triangles(batch.vertices, {}, color, b.object(kind.terrain, i++, anchor));
       }
       for (std::size_t k = 0; k + 3 <= t->legacy.size(); k += 3) {
         const std::vector<PackedVertex> tri(t->legacy.begin() + static_cast<std::ptrdiff_t>(k),
                                             t->legacy.begin() + static_cast<std::ptrdiff_t>(k + 3));
-        b.triangles(tri, {}, color, b.object(k_terrain, i++, {tri[0].position[0], tri[0].position[1], tri[0].position[2]}));
+        b.triangles(tri, {}, color, b.object(kind.terrain, i++, {tri[0].position[0], tri[0].position[1], tri[0].position[2]}));
       }
     } else if (const auto* lines = std::get_if<RecordList<Line>>(&c.data)) {
       for (const Line& l : lines->records) {
         const std::uint64_t index = i++;
         if (l.vertices.size() < 2) continue;
         const glm::dvec3 origin = d3(l.origin);
-        const std::uint32_t object = b.object(k_lines, index, origin + d3(l.vertices[0]));
+        const std::uint32_t object = b.object(kind.lines, index, origin + d3(l.vertices[0]));
         const std::uint32_t color = Builder::lit_color(l.has_lighting, l.lighting, rgba(0.85f, 0.85f, 0.6f));
         scene::Section& sec = b.s.section_at(origin + d3(l.vertices[0]));
         const std::size_t n = l.vertices.size();
@@ -381,13 +376,13 @@ void SceneBuilder::Builder::records(const Kinds& kind) {
       }
     } else if (const auto* models = std::get_if<ModelList>(&c.data)) {
       for (const Model& mo : models->models)
-        b.instance(k_models, i++, mo.model_file, &mo.node, mo.node.range_sq_max, mo.location, mo.angles, mo.scale);
+        b.instance(kind.models, i++, mo.model_file, &mo.node, mo.node.range_sq_max, mo.location, mo.angles, mo.scale);
     } else if (const auto* launchers = std::get_if<RecordList<EventLauncher>>(&c.data)) {
-      for (const EventLauncher& l : launchers->records) b.instance(k_launchers, i++, 0xFFFFFFF0u, nullptr, 4e6f, l.location, {}, {0.25f, 0.25f, 0.25f});
+      for (const EventLauncher& l : launchers->records) b.instance(kind.launchers, i++, 0xFFFFFFF0u, nullptr, 4e6f, l.location, {}, {0.25f, 0.25f, 0.25f});
     } else if (const auto* sounds = std::get_if<RecordList<Sound>>(&c.data)) {
-      for (const Sound& so : sounds->records) b.instance(k_sounds, i++, 0xFFFFFFF1u, nullptr, 4e6f, so.location, {}, {0.25f, 0.25f, 0.25f});
+      for (const Sound& so : sounds->records) b.instance(kind.sounds, i++, 0xFFFFFFF1u, nullptr, 4e6f, so.location, {}, {0.25f, 0.25f, 0.25f});
     } else if (const auto* power = std::get_if<RecordList<PowerSource>>(&c.data)) {
-      for (const PowerSource& p : power->records) b.instance(k_power, i++, 0xFFFFFFF2u, nullptr, 4e6f, p.position, {}, {0.5f, 0.5f, 0.5f});
+      for (const PowerSource& p : power->records) b.instance(kind.power, i++, 0xFFFFFFF2u, nullptr, 4e6f, p.position, {}, {0.5f, 0.5f, 0.5f});
     }
   }
   // Markers for non-model objects are named proxies too.
@@ -434,8 +429,9 @@ scene::Scene SceneBuilder::build(bool with_pack) {
         break;
       }
     }
-  b.curves = b.s.tracks;
-  b.vehicles_on_tracks(kind.dynamics);
+  b.vehicles_on_tracks(kind.dynamics, b.s.tracks);
+  // A module read to PACK gets the rest later (read_rest): its vehicles may stand on these curves.
+  if (m.container.rest_offset < m.container.file_size) b.curves = b.s.tracks;
   b.s.finish();
   b.object_total = static_cast<std::uint32_t>(b.s.objects.size());
   return std::move(b.s);
@@ -450,7 +446,7 @@ scene::Scene SceneBuilder::rest() {
   b.s.add_material({});  // [0]: the default, which batches use
   const Kinds kind = add_kinds(b.s);
   b.records(kind);
-  if (!b.vehicles_placed) b.vehicles_on_tracks(kind.dynamics);
+  if (!b.vehicles_placed) b.vehicles_on_tracks(kind.dynamics, b.curves);
   b.s.finish();
   b.s.keeps_instances = true;  // what it places stays: the sections' own, not streamed
   b.object_total += static_cast<std::uint32_t>(b.s.objects.size());

@@ -14,6 +14,14 @@ test('textured, masked, blended and two-sided parts draw as their materials say'
     const v = window.sceneria.viewer;
     const error = v.loadScene(v.materialBoard());
     if (error) return { error };
+    // First a frame where only the blended boards (x = 30) are near enough to draw: their mesh
+    // gets the instance buffer's first room. The view below draws every board, so the rooms are
+    // laid out anew and each mesh must find its instances where they are now.
+    v.setOrbit(30, 10, 0, 5, 0, 0);
+    v.setDistances(6000, 12);
+    v.renderFrame();
+    const alone = v.stats().meshesDrawn;
+    v.setDistances(6000, 2500);
     v.setOrbit(0, 10, 0, 110, 0, 0);  // from +Z, looking at the boards' faces
     const at = (x, y) => {
       const p = v.project(x, y, 0);
@@ -32,9 +40,10 @@ test('textured, masked, blended and two-sided parts draw as their materials say'
     const pickAt = (x, y) => { const p = v.project(x, y, 0); return v.pick(Math.round(p.x), Math.round(p.y)); };
     const picks = { maskCut: pickAt(6.5, 4), maskKept: pickAt(12, 4), blend: pickAt(30, 4) };
     v.renderFrame();
-    return { shown, background, picks, stats: v.stats() };
+    return { shown, background, picks, stats: v.stats(), alone };
   });
   expect(px.error).toBeUndefined();
+  expect(px.alone).toBe(1);
   const { shown, background, picks } = px;
   // Texture top-left red, top-right green, bottom-left blue, bottom-right yellow, from pixels and from blocks.
   for (const [name, q] of [['RGBA8', shown.rgba], ['BC1', shown.bc1]]) {

@@ -86,24 +86,95 @@ TEST(FramePlan, CullsBySectionAndDistanceAndPacksByMesh) {
   cam.distance = 300;
   FramePlan plan;
   plan_frame(prepared, cam.matrices(800, 600), {.draw_distance = 6000, .model_distance = 800}, plan);
-  ASSERT_GT(plan.instances.size(), 100u);
+  ASSERT_GT(plan.visible, 100u);
   EXPECT_LT(plan.sections.size(), s.sections.size());
-  // Instances are grouped by mesh, each group where mesh_first/mesh_count say.
-  std::uint32_t total = 0;
+  // Instances are grouped by mesh, each group where mesh_first/mesh_count say, in rooms laid end
+  // to end with a quarter more than the count (8 slots at least) for a mesh drawn, none for others.
+  std::uint32_t room_end = 0;
+  std::size_t total = 0, last_end = 0;
   for (std::size_t k = 0; k < s.meshes.size(); ++k) {
-    EXPECT_EQ(plan.mesh_first[k], total);
-    total += plan.mesh_count[k];
+    EXPECT_EQ(plan.mesh_first[k], room_end);
+    const std::uint32_t n = plan.mesh_count[k];
+    EXPECT_EQ(plan.mesh_room[k], n ? n + n / 4 + 8 : 0) << k;
+    room_end += plan.mesh_room[k];
+    total += n;
+    if (n) last_end = std::size_t{plan.mesh_first[k]} + n;
   }
-  EXPECT_EQ(total, plan.instances.size());
+  EXPECT_EQ(plan.used_end, last_end);  // the upload: up to the last mesh's last instance
+  EXPECT_EQ(total, plan.visible);
+  EXPECT_EQ(room_end, plan.instances.size());
+  EXPECT_EQ(plan.layouts, 1u);
   // Every drawn instance is within the model distance of the eye (translation is camera-relative).
-  for (const InstanceGpu& g : plan.instances) {
-    const glm::vec3 t(g.rows[0].w, g.rows[1].w, g.rows[2].w);
-    EXPECT_LE(glm::length(t), 800.0f + 1.0f);
-  }
+  for (std::size_t k = 0; k < s.meshes.size(); ++k)
+    for (std::uint32_t i = 0; i < plan.mesh_count[k]; ++i) {
+      const InstanceGpu& g = plan.instances[plan.mesh_first[k] + i];
+      const glm::vec3 t(g.rows[0].w, g.rows[1].w, g.rows[2].w);
+      EXPECT_LE(glm::length(t), 800.0f + 1.0f);
+    }
   // Moving the model distance down draws fewer; the planner never looks at culled sections' models.
   FramePlan near_plan;
   plan_frame(prepared, cam.matrices(800, 600), {.draw_distance = 6000, .model_distance = 200}, near_plan);
-  EXPECT_LT(near_plan.instances.size(), plan.instances.size());
+  EXPECT_LT(near_plan.visible, plan.visible);
+}
+
+namespace {
+// Per mesh, the object ids of its drawn instances, sorted: what a plan draws, wherever it keeps it.
+std::vector<std::vector<std::uint32_t>> drawn(const FramePlan& plan) {
+  std::vector<std::vector<std::uint32_t>> out(plan.mesh_count.size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    EXPECT_LE(plan.mesh_count[k], plan.mesh_room[k]);
+    if (plan.mesh_count[k]) EXPECT_LE(std::size_t{plan.mesh_first[k]} + plan.mesh_count[k], plan.used_end);
+    for (std::uint32_t i = 0; i < plan.mesh_count[k]; ++i) out[k].push_back(plan.instances[plan.mesh_first[k] + i].object);
+    std::sort(out[k].begin(), out[k].end());
+  }
+  return out;
+}
+}  // namespace
+
+// A renderer points each mesh's instance attributes at its room, so the rooms stay put while a
+// moving camera's counts fit in them; the frame drawn is the one a fresh plan draws, every time.
+TEST(FramePlan, RoomsStayWhereTheyAreWhileTheInstancesFit) {
+  const auto m = decoded(eu7b::write_module(*eu7b::generate_module({.models = 20000, .seed = 6})).value());
+  const scene::Scene s = eu7b::to_scene(m).value();
+  PreparedScene prepared;
+  prepare(s, prepared);
+  const PlanSettings settings{.draw_distance = 6000, .model_distance = 400};
+  OrbitCamera cam;
+  cam.target = {-500, 0, 1500};
+  cam.distance = 300;
+  FramePlan plan;
+  plan_frame(prepared, cam.matrices(800, 600), settings, plan);
+  ASSERT_GT(plan.visible, 100u);
+  const std::vector<std::uint32_t> first = plan.mesh_first;
+  // A few metres a frame: counts change, rooms do not.
+  bool counts_changed = false;
+  for (int step = 1; step <= 10; ++step) {
+    const std::vector<std::uint32_t> before = plan.mesh_count;
+    cam.target.x += 2.0;
+    plan_frame(prepared, cam.matrices(800, 600), settings, plan);
+    FramePlan fresh;
+    plan_frame(prepared, cam.matrices(800, 600), settings, fresh);
+    EXPECT_EQ(drawn(plan), drawn(fresh)) << "step " << step;
+    counts_changed |= plan.mesh_count != before;
+  }
+  EXPECT_TRUE(counts_changed);  // else this test would not have moved anything
+  EXPECT_EQ(plan.layouts, 1u);
+  EXPECT_EQ(plan.mesh_first, first);
+  // Drawn further, the counts outgrow their rooms: laid out anew, and still what a fresh plan draws.
+  const PlanSettings further{.draw_distance = 6000, .model_distance = 2500};
+  plan_frame(prepared, cam.matrices(800, 600), further, plan);
+  FramePlan fresh;
+  plan_frame(prepared, cam.matrices(800, 600), further, fresh);
+  EXPECT_EQ(plan.layouts, 2u);
+  EXPECT_EQ(drawn(plan), drawn(fresh));
+  EXPECT_EQ(plan.mesh_first, fresh.mesh_first);
+  // Drawing (next to) nothing, rooms far larger than the draw are given back: the upload would
+  // carry mostly gaps.
+  ASSERT_GT(plan.visible, 4096u);
+  plan_frame(prepared, cam.matrices(800, 600), {.draw_distance = 6000, .model_distance = 1}, plan);
+  EXPECT_EQ(plan.layouts, 3u);
+  EXPECT_EQ(plan.visible, 0u);
+  EXPECT_EQ(plan.instances.size(), 0u);
 }
 
 TEST(CameraRig, DriveFollowsConnectedCurvesAtItsSpeed) {
@@ -185,7 +256,7 @@ TEST(FramePlan, PrecisionHoldsAtTheEdgeOfTheGrid) {
   cam.distance = 10.0;
   FramePlan plan;
   plan_frame(prepared, cam.matrices(640, 480), {}, plan);
-  ASSERT_EQ(plan.instances.size(), 1u);
+  ASSERT_EQ(plan.visible, 1u);
   const glm::vec3 t(plan.instances[0].rows[0].w, plan.instances[0].rows[1].w, plan.instances[0].rows[2].w);
   const glm::dvec3 expected = far_away - cam.eye();
   EXPECT_LT(glm::length(glm::vec3(far_away - sec.origin)), 1500.0f);  // stored near its section origin

@@ -49,14 +49,41 @@ void prepare(const scene::Scene& scene, PreparedScene& out) {
   for (std::size_t s = 0; s < scene.sections.size(); ++s) prepare_section(scene, s, out);
 }
 
+namespace {
+
+// The rooms stay while every mesh's instances fit in its own and, together, they are not more than
+// about twice what is drawn (else the upload would carry mostly gaps). Laid out anew, a room has a
+// quarter more than its count (a moving camera changes counts by a few a frame) and a mesh with
+// nothing to draw has none: one coming into view lays them out again.
+void lay_out_rooms(FramePlan& plan) {
+  const std::size_t meshes = plan.mesh_count.size();
+  bool fit = plan.mesh_room.size() == meshes;
+  std::size_t rooms = 0;
+  for (std::size_t m = 0; fit && m < meshes; ++m) {
+    fit = plan.mesh_count[m] <= plan.mesh_room[m];
+    rooms += plan.mesh_room[m];
+  }
+  if (fit && rooms <= 2 * plan.visible + 4096) return;
+  plan.mesh_room.resize(meshes);
+  plan.mesh_first.resize(meshes);
+  std::size_t end = 0;
+  for (std::size_t m = 0; m < meshes; ++m) {
+    const std::uint32_t n = plan.mesh_count[m];
+    plan.mesh_first[m] = static_cast<std::uint32_t>(end);
+    plan.mesh_room[m] = n ? n + n / 4 + 8 : 0;
+    end += plan.mesh_room[m];
+  }
+  plan.instances.resize(end);
+  ++plan.layouts;
+}
+}  // namespace
+
 void plan_frame(const PreparedScene& prepared, const CameraMatrices& camera, const PlanSettings& settings,
                 FramePlan& plan) {
   const scene::Scene& scene = *prepared.scene;
   const Frustum frustum = frustum_of(camera.view_projection);
   plan.sections.clear();
-  plan.instances.clear();
   plan.mesh_count.assign(scene.meshes.size(), 0);
-  plan.mesh_first.assign(scene.meshes.size(), 0);
   plan.triangles = 0;
   plan.meshes_drawn = 0;
 
@@ -85,17 +112,19 @@ void plan_frame(const PreparedScene& prepared, const CameraMatrices& camera, con
       if (visible) ++plan.mesh_count[i.mesh];
     }
   }
-  std::uint32_t total = 0;
+  plan.visible = 0;
+  plan.used_end = 0;
   for (std::size_t m = 0; m < plan.mesh_count.size(); ++m) {
-    plan.mesh_first[m] = total;
-    total += plan.mesh_count[m];
+    plan.visible += plan.mesh_count[m];
     if (plan.mesh_count[m]) {
       ++plan.meshes_drawn;
       plan.triangles += static_cast<std::uint64_t>(plan.mesh_count[m]) * (scene.meshes[m].indices.size() / 3);
     }
   }
+  lay_out_rooms(plan);
+  for (std::size_t m = 0; m < plan.mesh_count.size(); ++m)
+    if (plan.mesh_count[m]) plan.used_end = std::size_t{plan.mesh_first[m]} + plan.mesh_count[m];
   // Pass 2: write each surviving instance at its mesh's next slot.
-  plan.instances.resize(total);
   std::vector<std::uint32_t> cursor = plan.mesh_first;
   std::size_t k = 0;
   for (std::uint32_t s : with_models) {

@@ -1,7 +1,7 @@
 #pragma once
 // The CPU side of a frame, with no GL in it (so it runs and is benchmarked natively): which
 // sections are visible, and for every mesh the camera-relative transforms of its visible
-// instances, packed contiguously so each mesh is one instanced draw.
+// instances, grouped by mesh so each mesh part is one instanced draw.
 #include <cstdint>
 #include <vector>
 
@@ -38,10 +38,18 @@ struct InstanceGpu {  // 52 bytes: three rows of a 3x4 matrix (translation camer
   std::uint32_t object;
 };
 
+// Instances are grouped by mesh: mesh m's visible ones at [mesh_first[m], + mesh_count[m]) of
+// `instances`, in a room of mesh_room[m] slots that stays where it is from frame to frame while
+// they fit (slots past the count hold whatever an earlier frame left). A renderer that points a
+// mesh's instance attributes at its room then points them again only when the rooms are laid out
+// anew (`layouts` counts that), not every frame: several GL calls per mesh, hundreds of meshes.
 struct FramePlan {
-  std::vector<std::uint32_t> sections;              // visible section indices
-  std::vector<InstanceGpu> instances;               // grouped by mesh
-  std::vector<std::uint32_t> mesh_first, mesh_count;  // per mesh: range in `instances`
+  std::vector<std::uint32_t> sections;  // visible section indices
+  std::vector<InstanceGpu> instances;   // the rooms, end to end
+  std::vector<std::uint32_t> mesh_first, mesh_count, mesh_room;
+  std::size_t visible = 0;     // instances drawn: the sum of mesh_count
+  std::size_t used_end = 0;    // one past the last drawn slot (what needs uploading)
+  std::uint64_t layouts = 0;   // times the rooms were laid out, the first frame's included
   std::uint64_t triangles = 0;
   std::uint32_t meshes_drawn = 0;
 };

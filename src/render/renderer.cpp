@@ -75,10 +75,11 @@ layout(location = 4) in vec4 a_row0;  // per instance: 3x4 matrix rows, translat
 layout(location = 5) in vec4 a_row1;
 layout(location = 6) in vec4 a_row2;
 layout(location = 7) in uint a_object;
+// Per mesh, the same for all its instances (kept by its vertex array, not set per draw): x, a
+// proxy's least height on screen in pixels (0: not a proxy); y, the mesh's height in metres.
+layout(location = 8) in vec2 a_mesh;
 uniform mat4 u_view_projection;
-uniform float u_min_pixels;       // proxies: at least this many pixels tall (0: off)
 uniform float u_pixels_per_unit;  // pixels a 1 m object covers at 1 m (viewport height / 2 tan(fov/2))
-uniform float u_mesh_size;        // the mesh's height, metres
 out vec3 v_normal;
 out vec2 v_uv;
 out float v_distance;
@@ -88,9 +89,9 @@ void main() {
   vec3 t = vec3(a_row0.w, a_row1.w, a_row2.w);
   vec3 local = vec3(dot(a_row0.xyz, a_position), dot(a_row1.xyz, a_position), dot(a_row2.xyz, a_position));
   // Far away, a proxy grows about its origin so it stays visible (and clickable).
-  float size = u_mesh_size * length(vec3(a_row0.y, a_row1.y, a_row2.y));
+  float size = a_mesh.y * length(vec3(a_row0.y, a_row1.y, a_row2.y));
   float pixels = size / max(length(t), 1.0) * u_pixels_per_unit;
-  float grow = u_min_pixels > 0.0 ? max(1.0, u_min_pixels / max(pixels, 1e-3)) : 1.0;
+  float grow = a_mesh.x > 0.0 ? max(1.0, a_mesh.x / max(pixels, 1e-3)) : 1.0;
   vec3 world = t + local * grow;
   v_normal = vec3(dot(a_row0.xyz, a_normal), dot(a_row1.xyz, a_normal), dot(a_row2.xyz, a_normal));
   v_distance = length(world);
@@ -489,7 +490,7 @@ void Renderer::release_mesh(GpuMesh& g) {
 }
 
 std::uint64_t Renderer::mesh_bytes(const scene::Mesh& m) const {
-  return std::uint64_t{m.positions.size()} * 32 + std::uint64_t{m.indices.size()} * 4;
+  return std::uint64_t{m.positions.size()} * 32 + 8 + std::uint64_t{m.indices.size()} * 4;
 }
 
 void Renderer::let_go(std::vector<std::uint32_t>& items) {
@@ -589,6 +590,9 @@ Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
     const glm::vec2 uv = i < m.uvs.size() ? m.uvs[i] : glm::vec2(0.0f);
     interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z, uv.x, uv.y});
   }
+  // The mesh's constants (a_mesh) after its vertices, read once for all instances.
+  const std::size_t constants = interleaved.size() * sizeof(float);
+  interleaved.insert(interleaved.end(), {m.proxy ? kProxyMinPixels : 0.0f, std::max(m.bounds_max.y - m.bounds_min.y, 0.01f)});
   glGenVertexArrays(1, &g.vao);
   glBindVertexArray(g.vao);
   glGenBuffers(1, &g.vbo);
@@ -600,6 +604,10 @@ Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
   glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
   glEnableVertexAttribArray(2);
   glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
+  // A divisor no draw reaches: every instance reads the one value.
+  glEnableVertexAttribArray(8);
+  glVertexAttribPointer(8, 2, GL_FLOAT, GL_FALSE, 0, reinterpret_cast<void*>(constants));
+  glVertexAttribDivisor(8, 1u << 30);
   glGenBuffers(1, &g.ibo);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
   glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(m.indices.size() * 4), m.indices.data(), GL_STATIC_DRAW);
@@ -697,7 +705,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
   };
   if (scene_ && draw_static_) draw_batches(false);
   // One instanced draw per mesh with visible instances.
-  if (scene_ && draw_models_ && !plan_.instances.empty()) {
+  if (scene_ && draw_models_ && plan_.visible) {
     glUseProgram(instanced_program_);
     glUniformMatrix4fv(loc(instanced_program_, "u_view_projection"), 1, GL_FALSE, glm::value_ptr(camera.view_projection));
     glUniform3fv(loc(instanced_program_, "u_light_dir"), 1, glm::value_ptr(kLightDir));
@@ -709,19 +717,20 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
     glUniform1i(loc(instanced_program_, "u_texture"), 0);
     glUniform1f(loc(instanced_program_, "u_pixels_per_unit"), camera.projection[1][1] * 0.5f * static_cast<float>(viewport_h_));
-    const GLint u_min_pixels = loc(instanced_program_, "u_min_pixels"), u_mesh_size = loc(instanced_program_, "u_mesh_size");
     glActiveTexture(GL_TEXTURE0);
     glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
     part_state_.known = false;  // other passes bind textures and set culling between frames
+    // A mesh's vertex array keeps where its instances start: pointed again only when the plan
+    // has moved its room (FramePlan), not every frame.
     auto bind_instances = [&](std::size_t m) {
-      glBindVertexArray(meshes_[m].vao);
-      const scene::Mesh& mesh = scene_->meshes[m];
-      glUniform1f(u_min_pixels, mesh.proxy ? kProxyMinPixels : 0.0f);
-      glUniform1f(u_mesh_size, std::max(mesh.bounds_max.y - mesh.bounds_min.y, 0.01f));
-      const std::size_t base = plan_.mesh_first[m] * sizeof(InstanceGpu);
+      GpuMesh& g = meshes_[m];
+      glBindVertexArray(g.vao);
+      const std::size_t base = std::size_t{plan_.mesh_first[m]} * sizeof(InstanceGpu);
+      if (g.instance_base == base) return;
       for (GLuint r = 0; r < 3; ++r)
         glVertexAttribPointer(4 + r, 4, GL_FLOAT, GL_FALSE, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 16 * r));
       glVertexAttribIPointer(7, 1, GL_UNSIGNED_INT, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 48));
+      g.instance_base = base;
     };
     auto blended = [&](const scene::Part& p) {
       return p.material < scene_->materials.size() && scene_->materials[p.material].alpha == scene::Material::Alpha::blend;
@@ -767,7 +776,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
 void Renderer::plan_and_upload(const CameraMatrices& camera) {
   plan_frame(prepared_, camera, settings_, plan_);
   // One upload for all meshes' instances; each mesh draws from its own range.
-  const std::size_t bytes = plan_.instances.size() * sizeof(InstanceGpu);
+  const std::size_t bytes = plan_.used_end * sizeof(InstanceGpu);
   glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
   if (bytes > instance_capacity_) {
     instance_capacity_ = std::max(bytes, instance_capacity_ * 2);
@@ -803,7 +812,7 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
 
   draw_scene(camera, false);
 
-  stats_.instances = plan_.instances.size();
+  stats_.instances = plan_.visible;
   stats_.triangles = plan_.triangles;
   stats_.sections_drawn = static_cast<std::uint32_t>(plan_.sections.size());
   stats_.sections_total = scene_ ? static_cast<std::uint32_t>(scene_->sections.size()) : 0;

@@ -100,6 +100,7 @@ class Renderer {
   };
   struct GpuMesh {
     unsigned vao = 0, vbo = 0, ibo = 0;
+    std::size_t instance_base = SIZE_MAX;  // where its instance attributes point in the instance buffer
     std::vector<scene::Part> parts;  // one draw each, over all visible instances
   };
   void release_scene();

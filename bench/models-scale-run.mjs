@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startNginx } from '../e2e/nginx.mjs';
+import { settle } from '../e2e/settle.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -61,19 +62,11 @@ async function open(url) {
   return { page, t0 };
 }
 
-// Streaming and model loading settled around the camera: the ring let go (a stream holds it back
-// until its first model shows, docs/streaming.md), nothing in flight or waiting, twice in a row.
-async function settle(page, withModels) {
+// From the measured camera once streaming and model loading have settled (e2e/settle.mjs), with
+// streaming paused so nothing changes while frames are timed.
+async function settleAt(page, withModels) {
   await page.evaluate((c) => { window.sceneria.viewer.setDistances(c.draw, c.models); window.sceneria.viewer.setOrbit(c.x, c.y, c.z, c.distance, c.yaw, c.pitch); }, CAMERA);
-  let calm = 0;
-  for (let i = 0; i < 1200 && calm < 2; i++) {
-    await page.waitForTimeout(500);
-    const quiet = await page.evaluate((withModels) => {
-      const s = window.sceneria.stream, m = window.sceneria.models;
-      return s && !s.held && s.inFlight === 0 && s.ready === 0 && s.applied > 0 && (!withModels || (m && m.pending === 0 && m.loaded > 0));
-    }, withModels);
-    calm = quiet ? calm + 1 : 0;
-  }
+  if (!await settle(page, { models: withModels, tries: 1200 })) console.log('(did not settle in 10 minutes: measured as it was)');
   await page.evaluate(() => window.sceneria.pauseStreaming(true));
 }
 
@@ -105,13 +98,13 @@ for (const n of sizes) {
   await withModels.page.waitForFunction(() => window.sceneria.stream?.firstTextured, null, { timeout: 600_000 });
   const firstMs = Date.now() - withModels.t0;
   const first = await withModels.page.evaluate(() => window.sceneria.stream.firstTextured);
-  await settle(withModels.page, true);
+  await settleAt(withModels.page, true);
   const models = await frame(withModels.page);
   const loaded = await withModels.page.evaluate(() => window.sceneria.models);
   await withModels.page.close();
   // The same file where no model file is found: proxy boxes, the same camera.
   const boxes = await open(`http://127.0.0.1:8171/alone${n}/scenery/bench.eu7`);
-  await settle(boxes.page, false);
+  await settleAt(boxes.page, false);
   const proxies = await frame(boxes.page);
   await boxes.page.close();
   rows.push({ n, size, first, firstMs, models, proxies, loaded });

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test, expect, framePixels, pixelShare, isNotSky } from './helpers.mjs';
+import { settle } from './settle.mjs';
 import { startNginx } from './nginx.mjs';
 
 const PORT = 8148;
@@ -25,21 +26,6 @@ test.afterAll(() => {
   nginx?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-// Streaming and model loading settled around the camera: the ring let go, nothing in flight,
-// decoded or being loaded, twice in a row half a second apart.
-async function settle(page) {
-  let calm = 0;
-  for (let i = 0; i < 240 && calm < 2; i++) {
-    await page.waitForTimeout(500);
-    const quiet = await page.evaluate(() => {
-      const s = window.sceneria.stream, m = window.sceneria.models;
-      return !!s && !s.held && s.inFlight === 0 && s.ready === 0 && s.applied > 0 && !!m && m.pending === 0;
-    });
-    calm = quiet ? calm + 1 : 0;
-  }
-  expect(calm, 'streaming and model loading settled').toBe(2);
-}
 
 test('flying across the 1,000,000-instance benchmark under a GPU budget keeps GPU memory within it and brings models back', async ({ page }) => {
   test.setTimeout(600_000);
@@ -61,7 +47,7 @@ test('flying across the 1,000,000-instance benchmark under a GPU budget keeps GP
     for (const z of route) {
       await page.evaluate((z) => window.sceneria.viewer.setOrbit(0, 0, z, 60, 0.4, 0.5), z);
       const t = Date.now();
-      await settle(page);
+      expect(await settle(page), 'streaming and model loading settled').toBe(true);
       const settled = Date.now() - t;
       const s = await page.evaluate(() => { const v = window.sceneria.viewer; v.renderFrame(); return v.stats(); });
       seen.push({ ...s, z, settled, drawn: pixelShare(await framePixels(page), (r, g, b) => isNotSky([r, g, b])) });

@@ -69,15 +69,15 @@ ojson block_fields(const Block& b) {
   for (const Field& f : l->fields) {
     starts.push_back(w);
     using K = Field::Kind;
-    if (f.kind == K::plain && w + pattern_words(f.pattern) <= end) {
+    if (f.kind == K::plain && w + f.words <= end) {
       j[std::string(f.name)] = pattern_json(f.pattern, w);
     } else if (f.kind == K::counted) {
       const std::uint32_t n = *starts[static_cast<std::size_t>(f.count_of)];
       ojson a = ojson::array();
-      for (std::uint32_t k = 0; k < n && w + pattern_words(f.pattern) <= end; ++k) {
+      for (std::uint32_t k = 0; k < n && w + f.words <= end; ++k) {
         if (k == 64) {  // a long list: its first items and how many
           a.push_back(fmt::format("… {} in all", n));
-          w += std::size_t{n - k} * pattern_words(f.pattern);
+          w += std::size_t{n - k} * f.words;
           break;
         }
         a.push_back(pattern_json(f.pattern, w));

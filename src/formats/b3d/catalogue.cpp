@@ -8,6 +8,13 @@ namespace {
 
 using K = Field::Kind;
 
+// Words a pattern takes per repeat: a name is 8, every other letter 1.
+std::uint32_t pattern_words(std::string_view pattern) {
+  std::uint32_t n = 0;
+  for (char c : pattern) n += c == 'n' ? 8 : 1;
+  return n;
+}
+
 // The bounding sphere most blocks start with: a culling aid, not a transform (notes §6).
 constexpr Field kBound{"bound", K::plain, "ffff"};
 constexpr Field kChildren{"children", K::children, ""};
@@ -67,6 +74,11 @@ std::array<Layout, 41> make() {
                   {"extra", K::extra_word, "u"}, kChildren});
   set(40, "generator", {kBound, plain("name1", "n"), plain("name2", "n"), plain("unknown1", "u"), plain("unknown2", "u"), plain("count", "u"),
                         counted("params", "u", 5)});
+  for (Layout& layout : t)
+    for (Field& field : layout.fields) {
+      field.words = pattern_words(field.pattern);
+      if (field.kind == K::plain) layout.plain_words += field.words;
+    }
   return t;
 }
 
@@ -76,12 +88,6 @@ const Layout* layout_of(std::uint32_t type) {
   static const std::array<Layout, 41> table = make();
   if (type >= table.size() || table[type].label.empty()) return nullptr;
   return &table[type];
-}
-
-std::uint32_t pattern_words(std::string_view pattern) {
-  std::uint32_t n = 0;
-  for (char c : pattern) n += c == 'n' ? 8 : 1;
-  return n;
 }
 
 }  // namespace sceneria::b3d

@@ -27,6 +27,7 @@ struct Field {
   Kind kind = Kind::plain;
   std::string_view pattern;
   int count_of = -1;
+  std::uint32_t words = 0;  // per repeat of `pattern` (pattern_words), set with the table
 };
 
 struct Layout {
@@ -35,12 +36,10 @@ struct Layout {
   std::vector<Field> fields;
   // Grouped containers: 444 divides their children into groups (LOD levels, switch states).
   bool grouped = false;
+  std::uint32_t plain_words = 0;  // its plain fields' words together: what every payload has
 };
 
 // nullptr for a type no file has shown (32, 38, 41 and above).
 const Layout* layout_of(std::uint32_t type);
-
-// Words a plain or counted field's pattern takes per repeat.
-std::uint32_t pattern_words(std::string_view pattern);
 
 }  // namespace sceneria::b3d

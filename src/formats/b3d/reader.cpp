@@ -128,16 +128,25 @@ class Reader {
   // WebAssembly). Stops at the first polygon that does not fit: the read then says why.
   std::size_t corner_words_ahead(std::uint32_t n, bool sprite) const {
     std::size_t at = static_cast<std::size_t>(at_), words = 0;
-    for (std::uint32_t k = 0; k < n && b_.size() - at >= 20; ++k) {
-      std::uint32_t format = 0, corners = 0;
-      std::memcpy(&format, b_.data() + at, 4);
-      std::memcpy(&corners, b_.data() + at + 16, 4);
-      const std::size_t each = corner_layout(format, sprite).words(), left_words = (b_.size() - at - 20) / 4;
-      if (corners > left_words / each) break;
-      words += corners * each;
-      at += 20 + corners * each * 4;
+    for (std::uint32_t k = 0; k < n && b_.size() - at >= kPolygonHead; ++k) {
+      const PolygonHead h = polygon_head(at);
+      const std::size_t each = corner_layout(h.format, sprite).words(), left_words = (b_.size() - at - kPolygonHead) / 4;
+      if (h.corners > left_words / each) break;
+      words += h.corners * each;
+      at += kPolygonHead + h.corners * each * 4;
     }
     return words;
+  }
+  // A polygon's header: format, two unknown words, texture number, corner count.
+  static constexpr std::size_t kPolygonHead = 20;
+  struct PolygonHead {
+    std::uint32_t format, unknown_f, unknown_i, texnum, corners;
+  };
+  static_assert(sizeof(PolygonHead) == kPolygonHead);
+  PolygonHead polygon_head(std::size_t at) const {
+    PolygonHead h;
+    std::memcpy(&h, b_.data() + at, kPolygonHead);
+    return h;
   }
 
   void stop(Errc code, std::string message) {
@@ -240,6 +249,7 @@ class Reader {
       stop(Errc::bad_value, fmt::format("{}not a known block type; blocks carry no length, so nothing after it can be read", where()));
       return false;
     }
+    b.words.reserve(layout->plain_words);
     // The words each field begins at, for counted fields to find their counts (one vector for
     // every block).
     starts_.clear();
@@ -257,10 +267,10 @@ class Reader {
   bool payload(Block& b, const Field& field, const std::vector<std::size_t>& starts) {
     using K = Field::Kind;
     switch (field.kind) {
-      case K::plain: return take(b.words, pattern_words(field.pattern), field.name);
+      case K::plain: return take(b.words, field.words, field.name);
       case K::counted: {
         const std::uint32_t n = b.words[starts[static_cast<std::size_t>(field.count_of)]];
-        return fits(n, pattern_words(field.pattern), field.name) && take(b.words, std::uint64_t{n} * pattern_words(field.pattern), field.name);
+        return fits(n, field.words, field.name) && take(b.words, std::uint64_t{n} * field.words, field.name);
       }
       case K::vertices:
       case K::formatted_vertices: {
@@ -275,15 +285,17 @@ class Reader {
       case K::sprites: {
         if (!fits(1, 1, "its polygon count")) return false;
         const std::uint32_t n = word();
-        if (!fits(n, 5, "its polygon list")) return false;
+        if (!fits(n, kPolygonHead / 4, "its polygon list")) return false;
         b.polygons.resize(n);
         b.corners.reserve(b.corners.size() + corner_words_ahead(n, field.kind == K::sprites));
         for (std::uint32_t k = 0; k < n; ++k) {
           Polygon& p = b.polygons[k];
           const What polygon{"polygon", k};
-          if (!fits(5, 1, polygon)) return false;
-          p.format = word(), p.unknown_f = word(), p.unknown_i = word(), p.texnum = word();
-          const std::uint32_t corners = word();
+          if (!fits(kPolygonHead / 4, 1, polygon)) return false;
+          const PolygonHead h = polygon_head(static_cast<std::size_t>(at_));
+          at_ += kPolygonHead;
+          p.format = h.format, p.unknown_f = h.unknown_f, p.unknown_i = h.unknown_i, p.texnum = h.texnum;
+          const std::uint32_t corners = h.corners;
           p.corner_words = corner_layout(p.format, field.kind == K::sprites).words();
           p.first = b.corners.size();
           if (!fits(corners, p.corner_words, polygon) || !take(b.corners, std::uint64_t{corners} * p.corner_words, polygon))

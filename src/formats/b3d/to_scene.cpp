@@ -49,9 +49,9 @@ std::size_t field_word(const Block& b, std::string_view name) {
   for (const Field& f : l->fields) {
     starts.push_back(at);
     if (f.name == name) return at;
-    if (f.kind == Field::Kind::plain) at += pattern_words(f.pattern);
+    if (f.kind == Field::Kind::plain) at += f.words;
     else if (f.kind == Field::Kind::counted && static_cast<std::size_t>(f.count_of) < starts.size() && starts[static_cast<std::size_t>(f.count_of)] < b.words.size())
-      at += std::size_t{b.words[starts[static_cast<std::size_t>(f.count_of)]]} * pattern_words(f.pattern);
+      at += std::size_t{b.words[starts[static_cast<std::size_t>(f.count_of)]]} * f.words;
     else if (f.kind == Field::Kind::extra_word && b.extra_word) at += 1;
   }
   return SIZE_MAX;

@@ -96,12 +96,12 @@ class Writer {
       starts_.push_back(w);
       switch (field.kind) {
         case K::plain:
-          if (Error e = plain_words(pattern_words(field.pattern))) return e;
+          if (Error e = plain_words(field.words)) return e;
           break;
         case K::counted: {
           const std::size_t c = starts_[static_cast<std::size_t>(field.count_of)];
           if (c >= b.words.size()) return Error{Errc::bad_value, b.offset, fmt::format("block {}: no count for {}", b.type, field.name)};
-          if (Error e = plain_words(std::size_t{b.words[c]} * pattern_words(field.pattern))) return e;
+          if (Error e = plain_words(std::size_t{b.words[c]} * field.words)) return e;
           break;
         }
         case K::vertices:

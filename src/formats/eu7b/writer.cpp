@@ -162,13 +162,17 @@ struct Layout {
   std::size_t total = kHeaderSize;
 };
 
+// A PACK read header only (no load_pack) has nothing to write.
+Error not_loaded(const PackChunk& pack) {
+  return Error{Errc::bad_value, pack.payload_offset, "PACK payload was not loaded; read the module with load_pack to write it"};
+}
+
 Error plan(const Module& module, Layout& l, const PackWriter* writer = nullptr) {
   const PackChunk* pack_chunk = module.pack();
   if (pack_chunk && !writer) {
     if (pack_chunk->decoded) l.pack = encode_pack(*pack_chunk);
     else if (pack_chunk->loaded) l.pack.payload = pack_chunk->bytes();  // not copied
-    else return Error{Errc::bad_value, pack_chunk->payload_offset,
-                      "PACK payload was not loaded; read the module with load_pack to write it"};
+    else return not_loaded(*pack_chunk);
   }
   if (!module.strings_complete())
     return Error{Errc::bad_value, 0, fmt::format("only {} of {} strings are loaded; read the module without lazy_strings "
@@ -187,8 +191,7 @@ Error plan(const Module& module, Layout& l, const PackWriter* writer = nullptr) 
     BinarySize counted;
     const auto* other_pack = std::get_if<PackChunk>(&chunk->data);
     if (other_pack == pack_chunk) other_pack = nullptr;
-    if (other_pack && !other_pack->decoded && !other_pack->loaded)
-      return Error{Errc::bad_value, other_pack->payload_offset, "PACK payload was not loaded; read the module with load_pack to write it"};
+    if (other_pack && !other_pack->decoded && !other_pack->loaded) return not_loaded(*other_pack);
     const bool written_by_writer = writer && std::holds_alternative<PackChunk>(chunk->data) && !other_pack;
     if (!written_by_writer) write_payload(counted, module, l.pack, *chunk);
     const std::uint64_t size = written_by_writer ? writer->size : counted.sink().size;

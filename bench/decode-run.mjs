@@ -2,8 +2,10 @@
 // time and peak resident memory, /usr/bin/time) on generated modules, and the same file read by
 // the reference reader side by side when one is given, alternating so both see the same noise.
 //   node bench/decode-run.mjs [--models 1000000,3000000] [--rounds 5] [--reference PATH]
+//   node bench/decode-run.mjs --files A.eu7,B.eu7 [--rounds 5] [--reference PATH]
 // PATH: a program that reads a module whole as the simulator does and exits (`PATH FILE`); the
-// project ships none (docs/performance.md says how the numbers there were made).
+// project ships none (docs/performance.md says how the numbers there were made). --files: modules
+// written elsewhere (the reference writer's bakes) instead of generated ones.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ const arg = (name, fallback) => {
   return i < 0 ? fallback : process.argv[i + 1];
 };
 const sizes = arg('models', '1000000,3000000').split(',').map(Number);
+const files = arg('files', '').split(',').filter(Boolean);
 const rounds = Number(arg('rounds', '5'));
 const reference = arg('reference', '');
 const dir = mkdtempSync(join(tmpdir(), 'sceneria-decode-'));
@@ -32,9 +35,15 @@ const median = (v) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2
 
 try {
   const rows = [];
-  for (const n of sizes) {
+  const inputs = files.length ? files : sizes.map((n) => {
     const file = join(dir, `m${n}.eu7`);
     run(cli, ['generate', file, '--models', String(n)]);
+    return file;
+  });
+  for (const file of inputs) {
+    // The label: the models the file holds, as validate counts them.
+    const said = spawnSync(cli, ['validate', file]).stdout.toString();
+    const n = Number(/(\d+) PACK models/.exec(said)?.[1] ?? NaN);
     const commands = {
       validate: ['validate', file],
       info: ['info', file],

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alternate, median, timeProcess } from './processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'build/native/sceneria');
@@ -24,20 +25,12 @@ const rounds = Number(arg('rounds', '5'));
 const reference = arg('reference', '');
 const dir = mkdtempSync(join(tmpdir(), 'sceneria-decode-'));
 
-const run = (cmd, args) => {
-  const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'peak %M', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-  return { ms, mb: Number(/peak (\d+)\s*$/.exec(r.stderr.toString())?.[1] ?? NaN) / 1024 };
-};
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)];
 
 try {
   const rows = [];
   const inputs = files.length ? files : sizes.map((n) => {
     const file = join(dir, `m${n}.eu7`);
-    run(cli, ['generate', file, '--models', String(n)]);
+    timeProcess(cli, ['generate', file, '--models', String(n)]);
     return file;
   });
   for (const file of inputs) {
@@ -50,14 +43,9 @@ try {
       dump: ['dump', file, '-o', join(dir, 'dump.json')],
       'convert (EU7B)': ['convert', file, join(dir, 'copy.eu7')],
     };
-    const sides = Object.entries(commands).map(([name, args]) => ({ name, cmd: cli, args, ms: [], mb: [] }));
-    if (reference) sides.push({ name: 'reference reader', cmd: reference, args: [file], ms: [], mb: [] });
-    for (let r = 0; r < rounds; r++)
-      for (const s of r % 2 ? [...sides].reverse() : sides) {
-        const m = run(s.cmd, s.args);
-        s.ms.push(m.ms);
-        s.mb.push(m.mb);
-      }
+    const sides = Object.entries(commands).map(([name, args]) => ({ name, cmd: cli, args }));
+    if (reference) sides.push({ name: 'reference reader', cmd: reference, args: [file] });
+    alternate(sides, rounds);
     const ref = sides.find((s) => s.name === 'reference reader');
     for (const s of sides)
       rows.push(`| ${n.toLocaleString('en')} | ${s.name} | ${median(s.ms).toFixed(0)} ms | ${Math.max(...s.mb).toFixed(1)} MB | ` +

@@ -83,16 +83,19 @@ std::pair<Model, ConvertOptions::Exact> pack_record(const PackModel& p, const st
 
 }  // namespace
 
-RootPack lay_out_root_pack(std::span<const PackModel> models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings) {
+RootPack lay_out_root_pack(std::vector<PackModel> models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings) {
   ModelList pool;
   std::vector<ConvertOptions::Exact> keys;
-  pool.models.reserve(models.size());
-  keys.reserve(models.size());
+  const std::size_t count = models.size();
+  pool.models.reserve(count);
+  keys.reserve(count);
   for (const PackModel& p : models) {
     auto [record, key] = pack_record(p, intern, pool);
     pool.models.push_back(std::move(record));
     keys.push_back(key);
   }
+  // Each step's records are let go once the next step's are made: a million models' worth each.
+  std::vector<PackModel>().swap(models);
   // The writer clamps a model outside the 500 x 500 grid into its edge sections.
   const auto clamped = [](int cell) { return static_cast<std::uint16_t>(std::clamp(cell, 0, maszyna::kSectionGrid.cells - 1)); };
   std::map<std::pair<std::uint16_t, std::uint16_t>, std::vector<std::size_t>> sections;
@@ -108,13 +111,12 @@ RootPack lay_out_root_pack(std::span<const PackModel> models, const std::functio
   std::vector<PidxEntry> pidx;
   PackChunk pack;
   pack.loaded = pack.decoded = true;
-  out.models.reserve(pool.models.size());
   for (const auto& [key, members] : sections) {
-    exact.emplace_back();
+    exact.emplace_back().reserve(members.size());
     PackSection s;
     s.offset = pidx.size();  // a placeholder: the writer lays the sections out
+    s.solo.models.reserve(members.size());
     for (std::size_t i : members) {
-      out.models.push_back(pool.models[i]);
       exact.back().push_back(keys[i]);
       Model mo = pool.models[i];
       const auto span = [](auto& to, const auto& from, Span32 sp) {
@@ -131,10 +133,19 @@ RootPack lay_out_root_pack(std::span<const PackModel> models, const std::functio
     pidx.push_back({key.first, key.second, static_cast<std::uint32_t>(members.size()), s.offset});
     pack.sections.push_back(std::move(s));
   }
+  pool = ModelList();
+  std::vector<ConvertOptions::Exact>().swap(keys);
+  sections.clear();
   flat.chunks.push_back(Chunk{chunk::PIDX, 0, std::move(pidx), {}, false});
   flat.chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
   auto built = convert_module(flat, {.version = 9, .pack_format = SectionFormat::v13, .keep_pack_format = false,
                                      .allow_lossy = true, .losses = &out.warnings, .exact = &exact});
+  // The models in PIDX order, taken from the flat module now that it has been converted (made
+  // before, they would be one copy more at the conversion's peak). Their strings are what the
+  // renumbering reads; the spans and transform the flat records changed are not.
+  out.models.reserve(count);
+  for (const PackSection& s : std::get<PackChunk>(flat.chunks.back().data).sections)
+    out.models.insert(out.models.end(), s.solo.models.begin(), s.solo.models.end());
   if (!built) {
     out.warnings.push_back(fmt::format("the PACK models could not be laid out: {}", built.error().describe()));
     return out;

@@ -174,6 +174,7 @@ struct RootPack {
   std::vector<std::string> warnings;  // what the layout dropped, or why it failed
 };
 // `intern` gives a text's id in the root's string table, adding it; `strings` is that table.
-RootPack lay_out_root_pack(std::span<const PackModel> models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings);
+// `models` are let go as their records are made.
+RootPack lay_out_root_pack(std::vector<PackModel> models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings);
 
 }  // namespace sceneria::eu7b

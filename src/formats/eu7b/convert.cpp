@@ -74,7 +74,9 @@ struct SectionSource {
 SectionSource gather_one(const Module& m, const PidxEntry& e, const PackSection& s, const std::vector<ConvertOptions::Exact>* exact) {
   const PrototypeList* prot = m.prototypes();
   SectionSource src{e, {}};
-  for (const ExpandedModel& x : expand_section(s, prot)) {
+  const std::vector<ExpandedModel> expanded = expand_section(s, prot);
+  src.placements.reserve(expanded.size());  // a million placements of ~150 bytes: no growth slack
+  for (const ExpandedModel& x : expanded) {
     Placement p;
     if (x.solo) {
       p.node = x.solo->node;
@@ -161,6 +163,19 @@ double centre_distance_sq(const Placement& p, const PidxEntry& e) {
   const double cz = (static_cast<int>(e.row) - kGridCentre) * kSectionSize + kSectionSize / 2;
   const double dx = p.x - cx, dz = p.z - cz;
   return dx * dx + dz * dz;
+}
+
+// Sorts placements stably by a key made once for each (a comparator would make both keys again
+// in each of n log n comparisons: map lookups and divisions, a million models' worth). The same
+// comparisons on the same keys: the same order.
+template <class Key, class Less>
+void stable_sort_by(std::vector<const Placement*>& order, Key key, Less less) {
+  using K = decltype(key(*order.front()));
+  std::vector<std::pair<K, const Placement*>> keyed;
+  keyed.reserve(order.size());
+  for (const Placement* p : order) keyed.emplace_back(key(*p), p);
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = keyed[i].second;
 }
 
 // Ids ordered by frequency (descending), then by their bytes.
@@ -302,18 +317,16 @@ class SectionBuilder {
     }
     // From format 4 on: most frequent meshes first, then nearest to the section centre.
     if (f >= SectionFormat::utex) {
-      std::stable_sort(order.begin(), order.end(), [&](const Placement* a, const Placement* b) {
-        const std::size_t fa = mesh_count.count(a->file) ? mesh_count[a->file] : 0;
-        const std::size_t fb = mesh_count.count(b->file) ? mesh_count[b->file] : 0;
-        if (fa != fb) return fa > fb;
-        return centre_distance_sq(*a, src.entry) < centre_distance_sq(*b, src.entry);
+      const auto key = [&](const Placement& p) {
+        const auto it = mesh_count.find(p.file);
+        return std::pair(it == mesh_count.end() ? std::size_t{0} : it->second, centre_distance_sq(p, src.entry));
+      };
+      stable_sort_by(order, key, [](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first > b.first;
+        return a.second < b.second;
       });
     }
-    if (v13) {
-      std::stable_sort(order.begin(), order.end(), [&](const Placement* a, const Placement* b) {
-        return cell_of(*a, src.entry) < cell_of(*b, src.entry);
-      });
-    }
+    if (v13) stable_sort_by(order, [&](const Placement& p) { return cell_of(p, src.entry); }, std::less<>());
 
     auto solo_record = [&](const Placement& p) -> Result<Model> {
       Model mo = to_model(p, s.solo);
@@ -515,6 +528,21 @@ Error place_run(Module& m, SectionFormat f, std::vector<PidxEntry> pidx, Prototy
   return {};
 }
 
+// The source as a conversion that rebuilds PIDX, PROT and PACK starts from (place_run replaces
+// them): every member and chunk but PACK's records, which would be copied only to be dropped
+// (a million models' worth).
+Module without_pack_records(const Module& source) {
+  Module m;
+  m.container = source.container;
+  m.strings = source.strings;
+  m.problems = source.problems;
+  m.strings_referenced = source.strings_referenced;
+  m.chunks.reserve(source.chunks.size());
+  for (const Chunk& c : source.chunks)
+    m.chunks.push_back(std::holds_alternative<PackChunk>(c.data) ? Chunk{c.id, c.offset, PackChunk{}, {}, false} : c);
+  return m;
+}
+
 }  // namespace
 
 Result<Module> convert_module(const Module& source, const ConvertOptions& options) {
@@ -523,7 +551,9 @@ Result<Module> convert_module(const Module& source, const ConvertOptions& option
   const PackChunk* pack = source.pack();
   const std::optional<SectionFormat> first =
       pack && pack->decoded && !pack->sections.empty() ? std::optional(pack->sections.front().format) : std::nullopt;
-  Module m = source;
+  // Below version 7 or without a PACK nothing is rebuilt: the module is converted as it is.
+  const std::uint32_t version = options.version ? options.version : source.version();
+  Module m = version >= 7 && pack ? without_pack_records(source) : source;
   auto f = prepare(source, options, first, m);
   if (!f) return f.error();
   if (m.version() < 7 || !pack) return m;

@@ -44,8 +44,8 @@ void Interpreter::finish() {
   // A root's PACK models, laid out as the writer lays them out (their strings join the table).
   eu7b::RootPack pack;
   if (options_.root) {
-    const std::span<const PackModel> models = options_.pack_models ? std::span<const PackModel>(*options_.pack_models) : std::span<const PackModel>();
-    pack = lay_out_root_pack(models, [this](std::string_view s) { return sid(s); }, m.strings);
+    pack = lay_out_root_pack(options_.pack_models ? std::move(*options_.pack_models) : std::vector<PackModel>(),
+                             [this](std::string_view s) { return sid(s); }, m.strings);
     for (std::string& w : pack.warnings) warn(SourceRef{}, std::move(w));
   }
   if (seen_origin_) out_.placement = {placement_.origin_x, placement_.origin_y, placement_.origin_z, placement_.rotation_y};

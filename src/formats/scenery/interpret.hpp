@@ -101,8 +101,9 @@ struct InterpretOptions {
   bool sources = true;
   // Keep Interpreted::exact_models and include_sites (the root compile's compose reads files so).
   bool exact = false;
-  // A root's PACK models, composed beforehand (compose_root_pack); with `root`.
-  const std::vector<PackModel>* pack_models = nullptr;
+  // A root's PACK models, composed beforehand (compose_root_pack); with `root`. Taken: the
+  // layout lets go of them once it has made its own records of them (a million models' worth).
+  std::vector<PackModel>* pack_models = nullptr;
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

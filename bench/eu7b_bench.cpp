@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,22 @@ std::size_t decode_all(ByteSource& src, eu7b::Module* keep) {
   return models;
 }
 
+// The file given, or the reason it cannot be read and the end of the run.
+std::unique_ptr<FileSource> open_or_exit(const char* file) {
+  auto src = FileSource::open(file);
+  if (!src) {
+    std::fprintf(stderr, "%s\n", src.error().describe().c_str());
+    std::exit(1);
+  }
+  return std::move(src).value();
+}
+
 // What a reader of a file given its path does with a section and lets it go, as the engine's
 // loader does: the module's header pass over the mapped file, then the sections one at a time,
 // each decoded with its prototypes expanded and dropped before the next.
 std::size_t sections_one_at_a_time(const char* file) {
-  auto src = FileSource::open(file);
-  if (!src) std::exit(1);
-  auto m = eu7b::read_module(**src, {.map_pack = true});
+  auto src = open_or_exit(file);
+  auto m = eu7b::read_module(*src, {.map_pack = true});
   if (!m) std::exit(1);
   std::size_t models = 0;
   std::vector<std::uint8_t> prefix;
@@ -61,12 +71,7 @@ std::size_t decode_all(const char* file, const std::vector<std::uint8_t>& bytes,
     MemorySource src(bytes, "bench.eu7");
     return decode_all(src, keep);
   }
-  auto src = FileSource::open(file);
-  if (!src) {
-    std::fprintf(stderr, "%s\n", src.error().describe().c_str());
-    std::exit(1);
-  }
-  return decode_all(**src, keep);
+  return decode_all(*open_or_exit(file), keep);
 }
 
 }  // namespace
@@ -84,10 +89,9 @@ int main(int argc, char** argv) {
   auto t = Clock::now();
   std::vector<std::uint8_t> bytes;
   if (file) {
-    auto src = FileSource::open(file);
-    if (!src) return 1;
-    bytes.resize(static_cast<std::size_t>((*src)->size()));
-    if ((*src)->read(0, bytes)) return 1;
+    auto src = open_or_exit(file);
+    bytes.resize(static_cast<std::size_t>(src->size()));
+    if (src->read(0, bytes)) return 1;
   } else {
     auto module = eu7b::generate_module({.models = models, .seed = seed});
     if (!module) return 1;

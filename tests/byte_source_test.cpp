@@ -54,6 +54,47 @@ TEST(ByteSource, FileGivesItsBytesAtEveryOffsetAndRefusesReadsPastTheEnd) {
   std::filesystem::remove(path);
 }
 
+// A part of a mapped file is copied out of the file (pread), not out of the mapping: the same
+// bytes at every offset of the part, after the source is gone too; a copy past the part's end is
+// refused, and a file cut short after it was mapped gives an error where touching the mapping
+// would kill the process.
+TEST(ByteSource, MappedBytesAreCopiedFromTheFile) {
+  std::vector<std::uint8_t> bytes(300000);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 29 + (i >> 9));
+  const auto path = temp_file("sceneria_byte_source_copy.bin", bytes);
+  auto source = FileSource::open(path.string());
+  ASSERT_TRUE(source.ok()) << source.error().describe();
+  auto mapped = (*source)->mapped();
+#if defined(__unix__) && !defined(__EMSCRIPTEN__)
+  ASSERT_TRUE(mapped);
+  EXPECT_GE(mapped->file, 0) << "a mapped file keeps its descriptor for copies";
+#else
+  if (!mapped) GTEST_SKIP() << "files are not mapped in this build";
+#endif
+  const SharedBytes part = mapped->part(5003, 250000);
+  source = Error{};
+  for (const std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{4093}, std::size_t{131072}, std::size_t{249000}}) {
+    std::vector<std::uint8_t> got(1000, 0xee);
+    ASSERT_FALSE(part.copy(at, got)) << at;
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), bytes.begin() + static_cast<std::ptrdiff_t>(5003 + at))) << at;
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), part.view.begin() + static_cast<std::ptrdiff_t>(at))) << at;
+  }
+  std::vector<std::uint8_t> past(1001);
+  const Error e = part.copy(249000, past);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e.code, Errc::truncated);
+  std::filesystem::resize_file(path, 100000);
+  std::vector<std::uint8_t> cut(2000);
+  const Error gone = part.copy(94000, cut);  // file bytes 99003..101003
+  if (part.file >= 0) {
+    ASSERT_TRUE(gone);
+    EXPECT_EQ(gone.code, Errc::io);
+    EXPECT_NE(gone.message.find("the file ends there"), std::string::npos) << gone.message;
+    EXPECT_EQ(gone.offset, 100000u);
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(ByteSource, EmptyFileAndMemorySources) {
   const auto path = temp_file("sceneria_byte_source_empty.bin", {});
   auto source = FileSource::open(path.string());

@@ -11,7 +11,9 @@
 #include <tuple>
 
 #include "core/text.hpp"
+#include "formats/eu7b/codec.hpp"
 #include "formats/eu7b/convert.hpp"
+#include "formats/eu7b/fields.hpp"
 #include "formats/eu7b/generator.hpp"
 #include "formats/eu7b/json_codec.hpp"
 #include "formats/eu7b/pack.hpp"
@@ -711,6 +713,61 @@ TEST(Eu7bJsonStream, BrokenSectionsSayWhereTheTextBreaks) {
   expect_where(text.substr(0, starts[big] + (std::size_t{9} << 20)), "the text cut short in the big section");
   std::string open_string = text.substr(0, starts[1] + 20) + "\"never closed";
   expect_where(open_string, "a string never closed");
+}
+
+// PACK instances are read as fixed-size records (checked once, not field by field): a name past
+// STRS is still said at the very offset of its field, and the strings it reaches are resolved.
+TEST(Eu7bValidate, AnInstanceNamePastStringsIsSaidWhereItLies) {
+  Module m = decode(encode(*generate_module({.models = 3000, .seed = 5})));
+  PackChunk* pack = m.pack();
+  ASSERT_NE(pack, nullptr);
+  Instance* chosen = nullptr;
+  for (PackSection& s : pack->sections)
+    if (s.inst.size() > 7) chosen = &s.inst[7];
+  ASSERT_NE(chosen, nullptr) << "the generated module has sections of instances";
+  chosen->name = 0x00abcdef;
+  const std::vector<std::uint8_t> bytes = encode(m);
+  const std::uint8_t needle[4] = {0xef, 0xcd, 0xab, 0x00};
+  const auto found = std::search(bytes.begin(), bytes.end(), std::begin(needle), std::end(needle));
+  ASSERT_NE(found, bytes.end());
+  ASSERT_EQ(std::search(found + 1, bytes.end(), std::begin(needle), std::end(needle)), bytes.end()) << "the id is found once";
+  const Module bad = decode(bytes);
+  const auto problems = validate(bad);
+  std::size_t said = 0;
+  for (const auto& p : problems)
+    if (p.message.find("name 11259375 is outside STRS") != std::string::npos) {
+      ++said;
+      EXPECT_EQ(p.offset, static_cast<std::uint64_t>(found - bytes.begin())) << p.message;
+    }
+  EXPECT_EQ(said, 1u);
+}
+
+// The fixed-size read keeps the archive's word: every string id read counts toward the strings
+// the records need resolved, and a list cut short is refused before a record is read.
+TEST(Eu7bValidate, FixedSizeRecordsCountTheStringsTheyReach) {
+  std::vector<std::uint8_t> bytes;
+  for (const Sid name : {Sid{5}, kNoString, Sid{9}, Sid{2}}) {
+    Instance i;
+    i.proto = 1;
+    i.name = name;
+    BinaryOut out(bytes);
+    fields(out, i, false);
+  }
+  ASSERT_EQ(bytes.size(), 4 * kInstanceSize);
+  ByteReader r(bytes, 100, "test");
+  BinaryIn a(r, 20, nullptr);
+  std::vector<Instance> read;
+  a.fixed_list_n("instances", read, 4, kInstanceSize, [&](FixedIn& in, Instance& i) { fields(in, i, false); });
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(read.size(), 4u);
+  EXPECT_EQ(read[2].name, 9u);
+  EXPECT_EQ(a.string_reach(), 10u);
+  ByteReader short_reader(std::span<const std::uint8_t>(bytes).first(bytes.size() - 1), 100, std::string("test"));
+  BinaryIn b(short_reader, 20, nullptr);
+  b.fixed_list_n("instances", read, 4, kInstanceSize, [&](FixedIn& in, Instance& i) { fields(in, i, false); });
+  ASSERT_FALSE(short_reader.ok());
+  EXPECT_EQ(short_reader.error().code, Errc::bad_count);
+  EXPECT_EQ(b.string_reach(), 0u);
 }
 
 TEST(Eu7bValidate, FindsInconsistenciesWithOffsets) {

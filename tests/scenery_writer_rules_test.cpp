@@ -402,6 +402,13 @@ TEST(WriterRules, AMappedModuleIsValidatedAndConvertedASectionAtATime) {
   // Validation walks the encoded sections and finds what the decoded module's does: nothing;
   // and a section whose PIDX count is off is found either way.
   EXPECT_TRUE(eu7b::validate(*mapped).empty());
+  {
+    // Written back as read: the PACK copied out of the file a piece at a time.
+    Bytes copied;
+    VectorByteSink sink(copied);
+    ASSERT_FALSE(eu7b::write_module(*mapped, sink));
+    EXPECT_TRUE(copied == bytes);
+  }
   const auto decoded = read(bytes);
   for (const auto& [version, format] : {std::pair{7u, "4"}, std::pair{8u, "5"}, std::pair{9u, "6"}, std::pair{7u, "flat"}}) {
     SCOPED_TRACE(format);

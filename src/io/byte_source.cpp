@@ -38,6 +38,34 @@ SharedBytes SharedBytes::own(std::vector<std::uint8_t> bytes) {
   return {std::move(held), view};
 }
 
+SharedBytes SharedBytes::part(std::size_t at, std::size_t size) const {
+  return {owner, view.subspan(at, size), file, file < 0 ? 0 : file_offset + at};
+}
+
+Error SharedBytes::copy(std::size_t at, std::span<std::uint8_t> out) const {
+  if (at > view.size() || out.size() > view.size() - at)
+    return Error{Errc::truncated, at, fmt::format("copy of {} bytes at {} runs past the end ({} bytes)", out.size(), at, view.size())};
+#ifdef SCENERIA_MAP_FILES
+  if (file >= 0) {
+    for (std::size_t done = 0; done < out.size();) {
+      const ::ssize_t n = ::pread(file, out.data() + done, out.size() - done, static_cast<off_t>(file_offset + at + done));
+      if (n > 0) {
+        done += static_cast<std::size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        const std::uint64_t where = file_offset + at + done;
+        return Error{Errc::io, where, fmt::format("read of {} bytes at {} failed: {}", out.size() - done, hex_offset(where),
+                                                  n == 0 ? "the file ends there" : std::strerror(errno))};
+      }
+    }
+    return {};
+  }
+#endif
+  if (!out.empty()) std::memcpy(out.data(), view.data() + at, out.size());
+  return {};
+}
+
 Result<SharedBytes> read_shared(ByteSource& source) {
   if (auto bytes = source.shared()) return std::move(*bytes);
   auto bytes = source.read_vector(0, source.size());
@@ -65,19 +93,26 @@ Error MemorySource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
 namespace {
 
 #ifdef SCENERIA_MAP_FILES
-// The whole of a regular, non-empty file mapped read-only; null where that is not possible.
-std::shared_ptr<const std::uint8_t> map_file(const std::string& path, std::uint64_t& size) {
+// The whole of a regular, non-empty file mapped read-only, its descriptor kept open beside the
+// mapping for pread (SharedBytes::copy); null where that is not possible.
+std::shared_ptr<const std::uint8_t> map_file(const std::string& path, std::uint64_t& size, int& file) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
   struct stat st {};
   void* at = MAP_FAILED;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
     at = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);  // the mapping keeps the file
-  if (at == MAP_FAILED) return nullptr;
+  if (at == MAP_FAILED) {
+    ::close(fd);
+    return nullptr;
+  }
   size = static_cast<std::uint64_t>(st.st_size);
+  file = fd;
   const auto length = static_cast<std::size_t>(st.st_size);
-  return {static_cast<const std::uint8_t*>(at), [length](const std::uint8_t* p) { ::munmap(const_cast<std::uint8_t*>(p), length); }};
+  return {static_cast<const std::uint8_t*>(at), [length, fd](const std::uint8_t* p) {
+            ::munmap(const_cast<std::uint8_t*>(p), length);
+            ::close(fd);
+          }};
 }
 #endif
 
@@ -86,9 +121,11 @@ std::shared_ptr<const std::uint8_t> map_file(const std::string& path, std::uint6
 Result<std::unique_ptr<FileSource>> FileSource::open(const std::string& path) {
 #ifdef SCENERIA_MAP_FILES
   std::uint64_t size = 0;
-  if (auto mapped = map_file(path, size)) {
+  int file = -1;
+  if (auto mapped = map_file(path, size, file)) {
     std::unique_ptr<FileSource> source(new FileSource(nullptr, size, path));
     source->mapped_ = std::move(mapped);
+    source->mapped_file_ = file;
     return source;
   }
 #endif
@@ -122,12 +159,12 @@ std::optional<SharedBytes> FileSource::shared() const {
   // whichever thread reads there. (A reader that wants a few chunks of a big module never asks.)
   ::madvise(const_cast<std::uint8_t*>(mapped_.get()), static_cast<std::size_t>(size_), MADV_POPULATE_READ);
 #endif
-  return SharedBytes{mapped_, *in_memory()};
+  return SharedBytes{mapped_, *in_memory(), mapped_file_, 0};
 }
 
 std::optional<SharedBytes> FileSource::mapped() const {
   if (!mapped_) return std::nullopt;
-  return SharedBytes{mapped_, *in_memory()};
+  return SharedBytes{mapped_, *in_memory(), mapped_file_, 0};
 }
 
 void release_pages(std::span<const std::uint8_t> bytes) {
@@ -161,15 +198,10 @@ Error FileSource::read(std::uint64_t offset, std::span<std::uint8_t> out) {
   if (Error e = check_range(offset, out.size())) return e;
   if (out.empty()) return {};
   if (mapped_) {
-#if defined(SCENERIA_MAP_FILES) && defined(MADV_POPULATE_READ)
-    // A big read (a streaming reader's block) maps its pages in one call, not a fault per page.
-    if (out.size() >= (std::size_t{256} << 10)) {
-      const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)), first = offset / page * page;
-      ::madvise(const_cast<std::uint8_t*>(mapped_.get()) + first, static_cast<std::size_t>(offset + out.size() - first),
-                MADV_POPULATE_READ);
+    if (Error e = mapped()->copy(static_cast<std::size_t>(offset), out)) {
+      e.message = fmt::format("{}: {}", path_, e.message);
+      return e;
     }
-#endif
-    std::memcpy(out.data(), mapped_.get() + offset, out.size());
     return {};
   }
   if (fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 ||

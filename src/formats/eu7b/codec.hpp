@@ -6,6 +6,7 @@
 // An archive offers: u8/u16/i32/u32/u64/f32/sid/vec3/floats(name, value), object(name, fn),
 // list(name, vector, min_item_bytes, each[, max]) with a u32 count prefix, list_n (count known),
 // and pooled(name, span, pool) for count-prefixed 4-byte items stored in a pool.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -80,6 +81,12 @@ class BinaryIn {
       if (!r_.ok()) return;
     }
   }
+  // Records that are all `item_bytes` long (no counts or pools inside): their bytes checked once,
+  // then each record's fields read by `each(archive, item)` from a FixedIn, with no check per
+  // field. (Through the reader every field re-read its cursor from memory after the store before
+  // it: a million PACK instances took 30 ms that way.)
+  template <class T, class F>
+  void fixed_list_n(const char* name, std::vector<T>& v, std::uint64_t n, std::size_t item_bytes, F&& each);
   template <class T>
   void pooled(const char* name, Span32& span, std::vector<T>& pool) {
     static_assert(sizeof(T) == 4);
@@ -99,6 +106,75 @@ class BinaryIn {
   std::uint32_t string_reach_ = 0;
   std::vector<Problem>* problems_;
 };
+
+// The binary-in archive over bytes already checked to hold every field read (fixed_list_n).
+class FixedIn {
+ public:
+  static constexpr bool reading = true;
+  static constexpr bool json = false;
+
+  FixedIn(const std::uint8_t* at, std::uint64_t offset, std::uint32_t string_count, std::vector<Problem>* problems)
+      : start_(at), at_(at), offset_(offset), string_count_(string_count), problems_(problems) {}
+
+  void u8(const char*, std::uint8_t& v) { load(v); }
+  void u16(const char*, std::uint16_t& v) { load(v); }
+  void i32(const char*, std::int32_t& v) { load(v); }
+  void u32(const char*, std::uint32_t& v) { load(v); }
+  void u64(const char*, std::uint64_t& v) { load(v); }
+  void f32(const char*, float& v) { load(v); }
+  void vec3(const char*, Vec3f& v) {
+    load(v.x);
+    load(v.y);
+    load(v.z);
+  }
+  void sid(const char* name, Sid& v) {
+    load(v);
+    if (v == kNoString) return;
+    if (v >= string_reach_) string_reach_ = v + 1;
+    if (problems_ && v >= string_count_)
+      problems_->push_back({offset_ + static_cast<std::uint64_t>(at_ - start_) - 4,
+                            fmt::format("{} {} is outside STRS ({} strings)", name, v, string_count_)});
+  }
+  template <class F>
+  void object(const char*, F&& f) {
+    f();
+  }
+  std::uint32_t string_reach() const { return string_reach_; }
+  std::size_t read() const { return static_cast<std::size_t>(at_ - start_); }
+
+ private:
+  // Copied into a local first: a memcpy straight into `v` may write anything as far as the
+  // compiler knows, at_ included, so it would re-read at_ after every field.
+  template <class T>
+  void load(T& v) {
+    T value;
+    std::memcpy(&value, at_, sizeof(T));  // host is little-endian (x86, wasm)
+    at_ += sizeof(T);
+    v = value;
+  }
+  const std::uint8_t* start_;
+  const std::uint8_t* at_;
+  std::uint64_t offset_;
+  std::uint32_t string_count_;
+  std::uint32_t string_reach_ = 0;
+  std::vector<Problem>* problems_;
+};
+
+template <class T, class F>
+void BinaryIn::fixed_list_n(const char* name, std::vector<T>& v, std::uint64_t n, std::size_t item_bytes, F&& each) {
+  if (!r_.check_count(n, item_bytes, name)) return;
+  const std::uint64_t at = r_.offset();
+  const std::span<const std::uint8_t> bytes = r_.take(static_cast<std::size_t>(n) * item_bytes, name);
+  if (!r_.ok()) return;
+  v.resize(static_cast<std::size_t>(n));
+  FixedIn in(bytes.data(), at, string_count_, problems_);
+  for (T& item : v) each(in, item);
+  if (in.read() != bytes.size()) {  // a record's fields and `item_bytes` disagree: ours to fix
+    r_.fail_at(Errc::bad_value, at, fmt::format("{}: {} records read {} bytes, not {} (a bug)", name, n, in.read(), bytes.size()));
+    return;
+  }
+  string_reach_ = std::max(string_reach_, in.string_reach());
+}
 
 // Binary out through a sink (`put(bytes, n)`): appended to a vector, only counted, or written
 // into bytes already sized. The module writer runs the same fields twice, counting and then in

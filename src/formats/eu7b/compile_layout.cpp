@@ -83,19 +83,19 @@ std::pair<Model, ConvertOptions::Exact> pack_record(const PackModel& p, const st
 
 }  // namespace
 
-RootPack lay_out_root_pack(std::vector<PackModel> models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings) {
+RootPack lay_out_root_pack(PackModels models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings) {
   ModelList pool;
   std::vector<ConvertOptions::Exact> keys;
   const std::size_t count = models.size();
   pool.models.reserve(count);
   keys.reserve(count);
-  for (const PackModel& p : models) {
+  // Each step's records are let go once the next step's are made: a million models' worth each
+  // (here a block at a time, as the records grow).
+  models.take_each([&](PackModel&& p) {
     auto [record, key] = pack_record(p, intern, pool);
     pool.models.push_back(std::move(record));
     keys.push_back(key);
-  }
-  // Each step's records are let go once the next step's are made: a million models' worth each.
-  std::vector<PackModel>().swap(models);
+  });
   // The writer clamps a model outside the 500 x 500 grid into its edge sections.
   const auto clamped = [](int cell) { return static_cast<std::uint16_t>(std::clamp(cell, 0, maszyna::kSectionGrid.cells - 1)); };
   std::map<std::pair<std::uint16_t, std::uint16_t>, std::vector<std::size_t>> sections;

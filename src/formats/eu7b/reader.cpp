@@ -353,8 +353,7 @@ Error decode_chunks(ByteSource& source, Module& module, std::size_t first, const
       pack.payload_size = c.payload_size();
       if (auto file = options.map_pack ? source.mapped() : std::nullopt; file && !options.decode_pack) {
         if (Error e = source.check_range(c.payload_offset(), c.payload_size())) return e;
-        pack.mapped = SharedBytes{file->owner, file->view.subspan(static_cast<std::size_t>(c.payload_offset()),
-                                                                  static_cast<std::size_t>(c.payload_size()))};
+        pack.mapped = file->part(static_cast<std::size_t>(c.payload_offset()), static_cast<std::size_t>(c.payload_size()));
         pack.loaded = true;
       } else if (options.load_pack || options.decode_pack || options.map_pack) {
         // In pieces, each let go from the source once copied: a mapped file's PACK is not
@@ -565,16 +564,16 @@ Result<std::optional<PackSection>> PackCursor::next() {
   auto span = spans_(*entry_);
   if (!span) return error_ = span.error();
   // The span was checked against the loaded payload, so it fits in memory (size_t).
-  const auto bytes = pack_->bytes().subspan(static_cast<std::size_t>(span->begin), static_cast<std::size_t>(span->end - span->begin));
-  auto section = decode_section(bytes, pack_->payload_offset + span->begin, section_context(module_, *entry_, &problems_));
-  // Read once, in order: its pages, and the partial page it shares with the section before, need
-  // not stay (the mapping is read-only, so a page dropped early is only read again).
+  const auto begin = static_cast<std::size_t>(span->begin), size = static_cast<std::size_t>(span->end - span->begin);
+  std::span<const std::uint8_t> bytes = pack_->bytes().subspan(begin, size);
   if (pack_->in_file()) {
-    const auto page = std::uintptr_t{4096};
-    const auto start = reinterpret_cast<std::uintptr_t>(bytes.data()) / page * page;
-    const auto from = std::max(start, reinterpret_cast<std::uintptr_t>(pack_->bytes().data()) / page * page);
-    release_pages({reinterpret_cast<const std::uint8_t*>(from), reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size() - from});
+    // Read out into one buffer (SharedBytes::copy says why), not decoded where it is mapped: the
+    // mapping's pages are never touched, so none are resident and none need letting go.
+    if (buffer_.size() < size) buffer_.resize(size);
+    if (Error e = pack_->mapped.copy(begin, std::span(buffer_).first(size))) return error_ = e;
+    bytes = std::span(buffer_).first(size);
   }
+  auto section = decode_section(bytes, pack_->payload_offset + span->begin, section_context(module_, *entry_, &problems_));
   if (!section) return error_ = section.error();
   section->offset = span->begin;
   return std::optional<PackSection>(std::move(section).value());

@@ -145,6 +145,7 @@ class PackCursor {
   std::size_t next_ = 0, next_entry_ = 0;
   const PidxEntry* entry_ = nullptr;
   Error error_;
+  std::vector<std::uint8_t> buffer_;  // a section of a PACK left in its file, read out
 };
 
 // Decodes every section of a loaded PACK into PackChunk::sections.

@@ -362,8 +362,8 @@ struct PackChunk {
   std::uint64_t payload_size = 0;
   bool loaded = false;
   std::vector<std::uint8_t> raw;
-  // Or the payload where it lies in a mapped file (ReadOptions::map_pack): read a section at a
-  // time, each let go after (release_pages), so the module is never resident whole.
+  // Or the payload where it lies in a mapped file (ReadOptions::map_pack): read out a section at
+  // a time (SharedBytes::copy, into one buffer), so the module is never resident whole.
   SharedBytes mapped;
   std::span<const std::uint8_t> bytes() const { return mapped.owner ? mapped.view : std::span<const std::uint8_t>(raw); }
   bool in_file() const { return mapped.owner != nullptr; }

@@ -249,12 +249,19 @@ Error write_module(const Module& module, ByteSink& sink, const PackWriter& write
         if (Error e = pack_writer->write(sink)) return e;
         continue;
       }
-      // In pieces, a mapped file's let go as they are written.
-      constexpr std::size_t kPiece = std::size_t{4} << 20;
+      // A PACK still in its file (l.pack.payload is its mapped view) is read out a piece at a
+      // time into one buffer (SharedBytes::copy says why): its mapped pages are never touched.
+      const bool in_file = pack->in_file() && !pack->decoded;
+      constexpr std::size_t kPiece = std::size_t{1} << 20;
+      std::vector<std::uint8_t> piece_buffer(in_file ? std::min(kPiece, l.pack.payload.size()) : 0);
       for (std::size_t at = 0; at < l.pack.payload.size(); at += kPiece) {
-        const auto piece = l.pack.payload.subspan(at, std::min(kPiece, l.pack.payload.size() - at));
+        auto piece = l.pack.payload.subspan(at, std::min(kPiece, l.pack.payload.size() - at));
+        if (in_file) {
+          const auto read = std::span(piece_buffer).first(piece.size());
+          if (Error e = pack->mapped.copy(at, read)) return e;
+          piece = read;
+        }
         if (Error e = sink.put(piece)) return e;
-        if (pack->in_file() && !pack->decoded) release_pages(piece);
       }
       continue;
     }

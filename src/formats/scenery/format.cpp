@@ -387,7 +387,7 @@ Result<std::vector<std::uint8_t>> write_module_file(const SceneryDocument& s, co
   // compiler would give it (TD.v6.eu7 byte for byte). A root's PACK is composed from the files
   // it reaches (root_pack.hpp): from the scenery folder given, else from what the document kept
   // of its includes when it opened.
-  std::vector<PackModel> pack;
+  PackModels pack;
   // The bar covers the files the compose reads, then the root read once more for its module,
   // and never steps back.
   double shown = 0;

@@ -44,7 +44,7 @@ void Interpreter::finish() {
   // A root's PACK models, laid out as the writer lays them out (their strings join the table).
   eu7b::RootPack pack;
   if (options_.root) {
-    pack = lay_out_root_pack(options_.pack_models ? std::move(*options_.pack_models) : std::vector<PackModel>(),
+    pack = lay_out_root_pack(options_.pack_models ? std::move(*options_.pack_models) : PackModels(),
                              [this](std::string_view s) { return sid(s); }, m.strings);
     for (std::string& w : pack.warnings) warn(SourceRef{}, std::move(w));
   }

@@ -38,6 +38,7 @@ struct Directive {
 
 // A root's PACK models as the compile composes them (root_pack.hpp), unrounded.
 using eu7b::PackModel;
+using eu7b::PackModels;
 
 // Where an include stands, unrounded (InterpretOptions::exact): what the writer's compose
 // places an `.inc`'s models by.
@@ -103,7 +104,7 @@ struct InterpretOptions {
   bool exact = false;
   // A root's PACK models, composed beforehand (compose_root_pack); with `root`. Taken: the
   // layout lets go of them once it has made its own records of them (a million models' worth).
-  std::vector<PackModel>* pack_models = nullptr;
+  PackModels* pack_models = nullptr;
 };
 
 // `open_tokens` makes a token source for an included file's bytes (text or twin by its name).

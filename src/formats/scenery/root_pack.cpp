@@ -20,10 +20,15 @@ namespace {
 constexpr std::uint64_t kStreamedFileSize = 4u << 20;
 
 // A file as the writer's compose sees it (compose_pack_models.hpp PackFileCacheEntry).
+// Its models are taken by the first include that places them rather than copied: most files
+// are placed once, and a million models held twice (here and placed) were half the compile's
+// memory. A file placed again is read again, once, and its models kept from then on.
 struct Entry {
   std::vector<PackModel> models;
   std::vector<IncludeSite> includes;
   std::array<std::uint8_t, 4> placement{};  // parameter numbers of origin x, y, z and rotate y
+  bool taken = false;                       // `models` were taken (there were some)
+  bool read_again = false;                  // and read again, to keep
   bool placed() const { return placement != std::array<std::uint8_t, 4>{}; }
 };
 
@@ -196,8 +201,8 @@ void place(std::vector<PackModel>& models, const std::array<std::uint8_t, 4>& at
 // compose_pack_models.hpp instantiateModels: parameters into name (then lower case), file and
 // texture; then the include site's rotate about Y, scale (its non-zero parts) and origin, its
 // rotate added to the angles; then the file's own placement.
-std::vector<PackModel> instantiate(const Entry& e, const IncludeSite* site, const std::vector<std::string>& params) {
-  std::vector<PackModel> models = e.models;
+std::vector<PackModel> instantiate(std::vector<PackModel> models, const Entry& e, const IncludeSite* site,
+                                   const std::vector<std::string>& params) {
   if (!params.empty())
     for (PackModel& m : models) {
       m.name = lower(substitute(m.name, params));
@@ -250,7 +255,7 @@ class Composer {
  public:
   Composer(std::span<const std::uint8_t> root, const RootPackOptions& options) : root_text_(root), options_(options) {}
 
-  Result<std::vector<PackModel>> run() {
+  Result<PackModels> run() {
     Item root;
     root.path = normal(options_.root_path);
     root.relative = root.path;
@@ -337,7 +342,7 @@ class Composer {
   }
 
   // packEntryFor: an `.inc` (and the root) read whole; any other file by its include lines only.
-  Result<const Entry*> load(const std::string& path) {
+  Result<Entry*> load(const std::string& path) {
     if (auto it = entries_.find(path); it != entries_.end()) return &it->second;
     auto bytes = bytes_of(path);
     Entry e;
@@ -365,14 +370,32 @@ class Composer {
       }
     }
     const double size = static_cast<double>(bytes->size());
-    const Interpreted in = read_whole(*bytes, path, [&](double f) { report(before + static_cast<std::uint64_t>(f * size)); });
+    Interpreted in = read_whole(*bytes, path, [&](double f) { report(before + static_cast<std::uint64_t>(f * size)); });
     report(done_);
     // The root's own models count only if it holds nothing else (the bake of the root module
     // drops them otherwise, before the compose reads its document again).
-    if (!root || models_only(in)) e.models = in.exact_models;
-    e.includes = in.include_sites;
+    if (!root || models_only(in)) e.models = std::move(in.exact_models);
+    e.includes = std::move(in.include_sites);
     e.placement = in.placement;
     return &(entries_[path] = std::move(e));
+  }
+
+  // The models of a loaded file, to place (Entry says why the first use takes them).
+  std::vector<PackModel> models_of(const std::string& path, Entry& e) {
+    if (!e.taken) {
+      if (e.models.empty()) return {};
+      e.taken = true;
+      return std::move(e.models);
+    }
+    if (!e.read_again) {
+      // Placed again: read as load() read it, kept from now on.
+      e.read_again = true;
+      if (auto bytes = bytes_of(path)) {
+        Interpreted in = read_whole(*bytes, path, [](double) {});
+        if (path != normal(options_.root_path) || models_only(in)) e.models = std::move(in.exact_models);
+      }
+    }
+    return e.models;
   }
 
   void sink(std::vector<PackModel>&& models) {
@@ -388,8 +411,8 @@ class Composer {
       if (!exists(item.path)) return {};
       auto loaded = load(item.path);
       if (!loaded) return loaded.error();
-      const Entry& e = **loaded;
-      std::vector<PackModel> own = instantiate(e, item.prefix ? &*item.prefix : nullptr, item.params);
+      Entry& e = **loaded;
+      std::vector<PackModel> own = instantiate(models_of(item.path, e), e, item.prefix ? &*item.prefix : nullptr, item.params);
       if (item.pending) {
         place(own, item.pending->first, item.pending->second);
         item.pending.reset();
@@ -426,9 +449,9 @@ class Composer {
           if (std::find(suffix.begin(), suffix.end(), path) != suffix.end() || !exists(path)) return {};
           auto inc = load(path);
           if (!inc) return inc.error();
-          const Entry& ie = **inc;
+          Entry& ie = **inc;
           if (ie.placed()) item.pending = {ie.placement, params};
-          if (!ie.models.empty()) sink(instantiate(ie, step, params));
+          if (!ie.models.empty() || ie.taken) sink(instantiate(models_of(path, ie), ie, step, params));
           std::vector<const IncludeSite*> modules;
           const IncludeSite* next = nullptr;
           for (const IncludeSite& inner : ie.includes) {
@@ -486,14 +509,14 @@ class Composer {
   std::deque<Item> queue_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, bool> exists_;
-  std::vector<PackModel> out_;
+  PackModels out_;
   std::vector<std::string> missing_;
   std::uint64_t done_ = 0, known_ = 0;  // bytes of the files loaded, and of those found
 };
 
 }  // namespace
 
-Result<std::vector<PackModel>> compose_root_pack(std::span<const std::uint8_t> root_text, const RootPackOptions& options) {
+Result<PackModels> compose_root_pack(std::span<const std::uint8_t> root_text, const RootPackOptions& options) {
   Composer c(root_text, options);
   auto models = c.run();
   if (models && options.missing) *options.missing = c.missing();

@@ -32,6 +32,6 @@ struct RootPackOptions {
 // The root's PACK models in the order the writer hands them to its PACK builder (it keeps that
 // order inside each 1 km section before sorting, and numbers prototypes by it). An error where
 // the writer's own bake fails (a child module over 4 MiB that is not flat).
-Result<std::vector<PackModel>> compose_root_pack(std::span<const std::uint8_t> root_text, const RootPackOptions& options);
+Result<PackModels> compose_root_pack(std::span<const std::uint8_t> root_text, const RootPackOptions& options);
 
 }  // namespace sceneria::scenery

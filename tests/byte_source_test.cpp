@@ -68,10 +68,12 @@ TEST(ByteSource, MappedBytesAreCopiedFromTheFile) {
 #if defined(__unix__) && !defined(__EMSCRIPTEN__)
   ASSERT_TRUE(mapped);
   EXPECT_GE(mapped->file, 0) << "a mapped file keeps its descriptor for copies";
+  const SharedBytes whole = *mapped;
 #else
-  if (!mapped) GTEST_SKIP() << "files are not mapped in this build";
+  EXPECT_FALSE(mapped) << "files are not mapped in this build";
+  const SharedBytes whole = SharedBytes::own(bytes);  // bytes in memory are copied from memory
 #endif
-  const SharedBytes part = mapped->part(5003, 250000);
+  const SharedBytes part = whole.part(5003, 250000);
   source = Error{};
   for (const std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{4093}, std::size_t{131072}, std::size_t{249000}}) {
     std::vector<std::uint8_t> got(1000, 0xee);

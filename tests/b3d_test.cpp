@@ -133,8 +133,8 @@ std::vector<std::uint8_t> through_json(const File& f, int indent) {
   return bytes.ok() ? *bytes : std::vector<std::uint8_t>{};
 }
 
-// The header is checked against the sizes the writer would write (counted, not written): a
-// header that disagrees is a warning per word, and the file writes back with it as read.
+// The header is checked against the sizes of what was read (which a file read whole writes back):
+// a header that disagrees is a warning per word, and the file writes back with it as read.
 TEST(B3d, AHeaderTheContentsDisagreeWithIsKeptAndSaidWhere) {
   SCENERIA_REQUIRE_SAMPLES();
   auto bytes = test::read_file(sample("ks.b3d"));
@@ -338,6 +338,7 @@ TEST(B3dSynthetic, WhatTheSampleLacksReadsAndWritesBack) {
   ASSERT_TRUE(f.ok()) << f.error().describe();
   ASSERT_FALSE(f->incomplete) << f->incomplete->describe();
   EXPECT_TRUE(f->warnings.empty()) << f->warnings.front().message;
+  EXPECT_EQ(f->header, computed_header(*f));  // what the reader saw is what the writer counts
   const Block* verts = named(*f, "verts");
   ASSERT_NE(verts, nullptr);
   EXPECT_EQ(verts->vertices.stride, 6u);  // format 0: position, UV, one scalar

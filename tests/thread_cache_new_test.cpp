@@ -1,5 +1,5 @@
 // The WebAssembly builds' operator new/delete (src/platform/wasm/thread_cache_new.cpp): freed
-// small blocks are taken back by the next allocation of their size class on the thread that
+// blocks of up to 32 KiB are taken back by the next allocation of their size class on the thread that
 // freed them, whichever thread allocated them; larger blocks and every size still work as memory.
 // Natively the C++ library's own operator new is in place, and the tests skip.
 #include <gtest/gtest.h>
@@ -37,6 +37,33 @@ TEST(ThreadCacheNew, AFreedBlockIsTakenBackByItsSizeClass) {
     EXPECT_EQ(p, *it);
   }
   for (void* p : blocks) ::operator delete(p);
+}
+
+// Lists' blocks of 257 bytes to 32 KiB are cached in classes two to a doubling, and a class
+// keeps at most 128 KiB of them.
+TEST(ThreadCacheNew, ListSizedBlocksAreCachedTwoClassesToADoubling) {
+  void* a = ::operator new(1000);  // 769-1024 bytes
+  ::operator delete(a);
+  void* other = ::operator new(1100);  // 1025-1536: another class
+  EXPECT_NE(other, a);
+  void* b = ::operator new(769);
+  EXPECT_EQ(b, a);
+  ::operator delete(b);
+  ::operator delete(other);
+  void* c = ::operator new(300);  // 257-384
+  ::operator delete(c);
+  void* d = ::operator new(385);  // 385-512: not the block of 384
+  EXPECT_NE(d, c);
+  ::operator delete(d);
+  std::thread([] {
+    const auto in_use = [] { return static_cast<std::size_t>(mallinfo().uordblks); };
+    std::vector<void*> blocks(10);
+    const std::size_t before = in_use();
+    for (void*& p : blocks) p = ::operator new(30000);  // 24577-32768: four kept
+    for (void* p : blocks) ::operator delete(p);
+    EXPECT_GE(in_use(), before + 4 * 32768);
+    EXPECT_LT(in_use(), before + 5 * 32768);
+  }).join();
 }
 
 TEST(ThreadCacheNew, BlocksFreedOnAnotherThreadServeThatThread) {

@@ -57,7 +57,18 @@ struct CornerLayout {
   bool strip = false;         // strip triangulation
   std::uint32_t words() const { return (sprite ? 2 : 1) + 2 * uv_sets + normal; }
 };
-CornerLayout corner_layout(std::uint32_t format, bool sprite);
+// Inline: the reader asks it of every polygon header it meets.
+inline CornerLayout corner_layout(std::uint32_t format, bool sprite) {
+  CornerLayout c;
+  c.sprite = sprite;
+  // The flag rule of every reference reader: polygons test `format ^ 1`; sprites test the format
+  // as stored and carry no normals.
+  const std::uint32_t f = sprite ? format : format ^ 1u;
+  if (f & 0x02) c.uv_sets = ((f & 0xFF00u) >> 8) + 1;
+  if (!sprite && (f & 0x10) && (f & 0x20)) c.normal = (f & 0x01) ? 3 : 1;
+  c.strip = (f & 0x80) != 0;
+  return c;
+}
 // Triangles of an n-gon as corner indices, as the reference tools cut them (notes §5.2):
 // triangle t of the corners - 2, and all of them.
 std::array<std::uint32_t, 3> triangle(std::size_t corners, bool strip, std::size_t t);
@@ -136,6 +147,9 @@ Result<File> read_b3d(std::span<const std::uint8_t> bytes);
 Result<std::vector<std::uint8_t>> write_b3d(const File& file);
 // The header a file of these contents has (word counts).
 std::array<std::uint32_t, 5> computed_header(const File& file);
+// The same, given the size of the data section from its 111 to its 222 (what the reader saw, which
+// a file read whole writes back).
+std::array<std::uint32_t, 5> header_for(const File& file, std::uint64_t data_bytes);
 
 // Names as text: cut at the first NUL, decoded as CP1251.
 std::string name_text(const Name& name);

@@ -34,18 +34,6 @@ std::string_view type_label(std::uint32_t type) {
   return l ? l->label : std::string_view("unknown");
 }
 
-CornerLayout corner_layout(std::uint32_t format, bool sprite) {
-  CornerLayout c;
-  c.sprite = sprite;
-  // The flag rule of every reference reader: polygons test `format ^ 1`; sprites test the format
-  // as stored and carry no normals.
-  const std::uint32_t f = sprite ? format : format ^ 1u;
-  if (f & 0x02) c.uv_sets = ((f & 0xFF00u) >> 8) + 1;
-  if (!sprite && (f & 0x10) && (f & 0x20)) c.normal = (f & 0x01) ? 3 : 1;
-  c.strip = (f & 0x80) != 0;
-  return c;
-}
-
 std::array<std::uint32_t, 3> triangle(std::size_t n, bool strip, std::size_t t) {
   const auto i = static_cast<std::uint32_t>(t);
   if (strip) return t % 2 == 0 ? std::array{i, i + 1, i + 2} : std::array{i, i + 2, i + 1};
@@ -105,8 +93,10 @@ class Reader {
     std::string text() const { return index < 0 ? std::string(name) : fmt::format("{} {}", name, index); }
   };
   // Whether `count` items of `words` words each fit in what is left; else the read stops there.
+  // Multiplied, not divided: a division per polygon was the read's dearest instruction.
   bool fits(std::uint64_t count, std::uint64_t words, const What& what) {
-    return words == 0 || count <= left() / 4 / words || refuse(count, words, what);
+    std::uint64_t total;
+    return (!__builtin_mul_overflow(count, words, &total) && total <= left() / 4) || refuse(count, words, what);
   }
   // Out of line, so that the check above inlines into the loops that make it per polygon.
   [[gnu::noinline]] bool refuse(std::uint64_t count, std::uint64_t words, const What& what) {
@@ -123,19 +113,30 @@ class Reader {
     return true;
   }
 
-  // The corner words of the next `n` polygons, from their headers alone, so that the list's
-  // corners are sized once (growing them polygon by polygon was a fifth of the read in
-  // WebAssembly). Stops at the first polygon that does not fit: the read then says why.
-  std::size_t corner_words_ahead(std::uint32_t n, bool sprite) const {
-    std::size_t at = static_cast<std::size_t>(at_), words = 0;
-    for (std::uint32_t k = 0; k < n && b_.size() - at >= kPolygonHead; ++k) {
+  // The headers of the next polygons into `polygons` (their corners placed one after another
+  // from `first`), up to the first that does not fit: how many fit, and the corner words they
+  // take. The corners are then sized once and copied (growing them polygon by polygon was a
+  // fifth of the read in WebAssembly).
+  struct Ahead {
+    std::uint32_t fit = 0;
+    std::size_t words = 0;
+  };
+  Ahead polygons_ahead(std::vector<Polygon>& polygons, std::size_t first, bool sprite) const {
+    Ahead a;
+    std::size_t at = static_cast<std::size_t>(at_);
+    for (; a.fit < polygons.size() && b_.size() - at >= kPolygonHead; ++a.fit) {
       const PolygonHead h = polygon_head(at);
-      const std::size_t each = corner_layout(h.format, sprite).words(), left_words = (b_.size() - at - kPolygonHead) / 4;
-      if (h.corners > left_words / each) break;
-      words += h.corners * each;
+      const std::uint64_t each = corner_layout(h.format, sprite).words(), left_words = (b_.size() - at - kPolygonHead) / 4;
+      if (h.corners * each > left_words) break;  // at most 2^32 corners of 515 words: no overflow
+      Polygon& p = polygons[a.fit];
+      p.format = h.format, p.unknown_f = h.unknown_f, p.unknown_i = h.unknown_i, p.texnum = h.texnum;
+      p.corner_words = static_cast<std::uint32_t>(each);
+      p.first = first + a.words;
+      p.corner_count = h.corners;
+      a.words += h.corners * each;
       at += kPolygonHead + h.corners * each * 4;
     }
-    return words;
+    return a;
   }
   // A polygon's header: format, two unknown words, texture number, corner count.
   static constexpr std::size_t kPolygonHead = 20;
@@ -179,7 +180,7 @@ class Reader {
                    fmt::format("the data section offset ({} words, byte {:#x}) does not follow the material list, which ends at {:#x}",
                                f_.header[3], data_at, at_)};
     f_.gap.assign(b_.begin() + static_cast<std::ptrdiff_t>(at_), b_.begin() + static_cast<std::ptrdiff_t>(data_at));
-    at_ = data_at;
+    at_ = data_at_ = data_at;
     if (word() != marker::data_begin) return Error{Errc::bad_value, data_at, fmt::format("the data section at {:#x} does not start with 111", data_at)};
     return {};
   }
@@ -218,7 +219,7 @@ class Reader {
                                                    name_text(b.name), b.offset));
         }
         f_.trailing.assign(b_.begin() + static_cast<std::ptrdiff_t>(at_), b_.end());
-        check_header();
+        check_header(at_ - data_at_);
         return;
       } else {
         std::string inside;
@@ -287,22 +288,23 @@ class Reader {
         const std::uint32_t n = word();
         if (!fits(n, kPolygonHead / 4, "its polygon list")) return false;
         b.polygons.resize(n);
-        b.corners.reserve(b.corners.size() + corner_words_ahead(n, field.kind == K::sprites));
-        for (std::uint32_t k = 0; k < n; ++k) {
-          Polygon& p = b.polygons[k];
-          const What polygon{"polygon", k};
-          if (!fits(kPolygonHead / 4, 1, polygon)) return false;
-          const PolygonHead h = polygon_head(static_cast<std::size_t>(at_));
-          at_ += kPolygonHead;
-          p.format = h.format, p.unknown_f = h.unknown_f, p.unknown_i = h.unknown_i, p.texnum = h.texnum;
-          const std::uint32_t corners = h.corners;
-          p.corner_words = corner_layout(p.format, field.kind == K::sprites).words();
-          p.first = b.corners.size();
-          if (!fits(corners, p.corner_words, polygon) || !take(b.corners, std::uint64_t{corners} * p.corner_words, polygon))
-            return false;
-          p.corner_count = corners;
+        const Ahead a = polygons_ahead(b.polygons, b.corners.size(), field.kind == K::sprites);
+        b.corners.resize(b.corners.size() + a.words);
+        for (std::uint32_t k = 0; k < a.fit; ++k) {
+          const Polygon& p = b.polygons[k];
+          const std::size_t words = std::size_t{p.corner_count} * p.corner_words;
+          if (words) std::memcpy(b.corners.data() + p.first, b_.data() + at_ + kPolygonHead, words * 4);
+          at_ += kPolygonHead + words * 4;
         }
-        return true;
+        if (a.fit == n) return true;
+        // The polygon that does not fit, read as far as it goes for the message.
+        const What polygon{"polygon", a.fit};
+        if (!fits(kPolygonHead / 4, 1, polygon)) return false;
+        const PolygonHead h = polygon_head(static_cast<std::size_t>(at_));
+        at_ += kPolygonHead;
+        if (!fits(h.corners, corner_layout(h.format, field.kind == K::sprites).words(), polygon)) return false;
+        stop(Errc::bad_count, fmt::format("{}{} was read ahead and did not fit, and does now (a bug)", where(), polygon.text()));
+        return false;
       }
       case K::collision: {
         if (!fits(1, 1, "its polygon count")) return false;
@@ -337,8 +339,11 @@ class Reader {
     return false;
   }
 
-  void check_header() {
-    const auto computed = computed_header(f_);
+  // A file read whole writes back the bytes it was read from (tests/b3d_test.cpp compares them),
+  // so the header its contents make is the one of the data section as read: counting what the
+  // writer would write (computed_header) came to a tenth of the read.
+  void check_header(std::uint64_t data_bytes) {
+    const auto computed = header_for(f_, data_bytes);
     if (computed == f_.header) return;
     static constexpr const char* kWhat[] = {"file length", "material list offset", "material list length", "data offset", "data length"};
     for (std::size_t i = 0; i < 5; ++i)
@@ -349,7 +354,7 @@ class Reader {
   }
 
   std::span<const std::uint8_t> b_;
-  std::uint64_t at_ = 0;
+  std::uint64_t at_ = 0, data_at_ = 0;
   File f_;
   std::vector<std::int32_t> open_;
   std::vector<std::size_t> starts_;

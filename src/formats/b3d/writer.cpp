@@ -142,6 +142,8 @@ class Writer {
   std::vector<std::size_t> starts_;  // reused from block to block
 };
 
+}  // namespace
+
 std::array<std::uint32_t, 5> header_for(const File& f, std::uint64_t data_bytes) {
   const std::uint64_t materials = 4 + 32 * std::uint64_t{f.materials.size()};
   const std::uint64_t data_at = 24 + f.lead.size() + materials + f.gap.size();
@@ -149,8 +151,6 @@ std::array<std::uint32_t, 5> header_for(const File& f, std::uint64_t data_bytes)
   return {static_cast<std::uint32_t>(total / 4), static_cast<std::uint32_t>((24 + f.lead.size()) / 4), static_cast<std::uint32_t>(materials / 4),
           static_cast<std::uint32_t>(data_at / 4), static_cast<std::uint32_t>(data_bytes / 4)};
 }
-
-}  // namespace
 
 std::array<std::uint32_t, 5> computed_header(const File& file) {
   ToCount count;

@@ -31,9 +31,7 @@ void read_records(BinaryIn& a, SectionFormat f, std::uint64_t solo, std::uint64_
   std::vector<Model> models;
   a.list_n("models", models, solo, v13 ? kMinModelV13 : kMinModel, [&](Model& m) { fields(a, m, s.solo, v13); });
   s.solo.models.insert(s.solo.models.end(), models.begin(), models.end());
-  std::vector<Instance> insts;
-  a.fixed_list_n("instances", insts, inst, kInstanceSize + (v13 ? 1 : 0), [&](FixedIn& in, Instance& i) { fields(in, i, v13); });
-  s.inst.insert(s.inst.end(), insts.begin(), insts.end());
+  a.fixed_list_n("instances", s.inst, inst, kInstanceSize + (v13 ? 1 : 0), [&](FixedIn& in, Instance& i) { fields(in, i, v13); });
 }
 
 // Bytes of a decoded header: format byte, totals, the lists and the sub-chunk table.

@@ -372,12 +372,16 @@ class Composer {
     const double size = static_cast<double>(bytes->size());
     Interpreted in = read_whole(*bytes, path, [&](double f) { report(before + static_cast<std::uint64_t>(f * size)); });
     report(done_);
-    // The root's own models count only if it holds nothing else (the bake of the root module
-    // drops them otherwise, before the compose reads its document again).
-    if (!root || models_only(in)) e.models = std::move(in.exact_models);
+    keep_models(path, in, e);
     e.includes = std::move(in.include_sites);
     e.placement = in.placement;
     return &(entries_[path] = std::move(e));
+  }
+
+  // The root's own models count only if it holds nothing else (the bake of the root module
+  // drops them otherwise, before the compose reads its document again); every other file's do.
+  void keep_models(const std::string& path, Interpreted& in, Entry& e) const {
+    if (path != normal(options_.root_path) || models_only(in)) e.models = std::move(in.exact_models);
   }
 
   // The models of a loaded file, to place (Entry says why the first use takes them).
@@ -392,7 +396,7 @@ class Composer {
       e.read_again = true;
       if (auto bytes = bytes_of(path)) {
         Interpreted in = read_whole(*bytes, path, [](double) {});
-        if (path != normal(options_.root_path) || models_only(in)) e.models = std::move(in.exact_models);
+        keep_models(path, in, e);
       }
     }
     return e.models;

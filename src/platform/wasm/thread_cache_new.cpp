@@ -9,11 +9,16 @@
 // in the freeing thread, and the next allocation of that class there takes it back with no lock
 // (6 ns a pair). docs/performance.md has the numbers.
 //
+// Blocks of 257 bytes to 32 KiB (a reader's lists: a B3D block's polygons, a chunk's words, the
+// vectors growing by doubling) are cached too, in classes two to a doubling (384, 512, 768, ...,
+// 32 KiB: at most a third of a block unused): they were a third of the B3D read's gap to native
+// code, 68 locked mallocs per read of the sample.
+//
 // Every block carries a header with its size class (0: not cached, straight back to free()), so
 // a block freed on another thread than the one that allocated it is simply cached there. A list
-// keeps at most kKept blocks (about 1 MB per thread in all), and a thread that ends gives what
-// it holds back to malloc. Only operator new is served here: malloc()'s own callers
-// (Emscripten's JS glue, C code) are unchanged.
+// keeps at most kKept blocks and at most kKeptBytes of them (about 3 MB per thread in all), and a
+// thread that ends gives what it holds back to malloc. Only operator new is served here:
+// malloc()'s own callers (Emscripten's JS glue, C code) are unchanged.
 #include <cstddef>
 #include <cstdlib>
 #include <new>
@@ -22,9 +27,26 @@ namespace {
 
 constexpr std::size_t kHeader = 16;  // keeps malloc's alignment for what follows it
 constexpr std::size_t kGranule = 16;
-constexpr std::size_t kClasses = 16;  // sizes 1-16, 17-32, ..., 241-256 bytes
-constexpr std::size_t kLargestCached = kClasses * kGranule;
+constexpr std::size_t kSmallClasses = 16;  // sizes 1-16, 17-32, ..., 241-256 bytes
+constexpr std::size_t kLargestSmall = kSmallClasses * kGranule;
+// Then 257-384, 385-512, 513-768, ..., 24577-32768 bytes.
+constexpr std::size_t kLargestCached = 32768;
+constexpr std::size_t kClasses = kSmallClasses + 14;
 constexpr unsigned kKept = 512;
+constexpr std::size_t kKeptBytes = 128 * 1024;  // per class: 512 blocks of 256 bytes, 4 of 32 KiB
+
+constexpr std::size_t size_of_class(std::size_t c) {
+  if (c <= kSmallClasses) return c * kGranule;
+  const std::size_t k = c - kSmallClasses - 1;            // 0, 1, 2, ...
+  const std::size_t power = std::size_t{256} << (k / 2);  // 256, 256, 512, 512, ...
+  return k % 2 == 0 ? power + power / 2 : 2 * power;
+}
+static_assert(size_of_class(kSmallClasses + 1) == 384 && size_of_class(kSmallClasses + 2) == 512 && size_of_class(kClasses) == kLargestCached);
+
+constexpr unsigned kept_of_class(std::size_t c) {
+  const std::size_t by_bytes = kKeptBytes / size_of_class(c);
+  return by_bytes < kKept ? static_cast<unsigned>(by_bytes) : kKept;
+}
 
 struct FreeBlock {
   FreeBlock* next;
@@ -49,7 +71,14 @@ struct ThreadCache {
 
 thread_local ThreadCache cache;
 
-std::size_t class_of(std::size_t n) { return n <= kLargestCached ? (n == 0 ? 1 : (n + kGranule - 1) / kGranule) : 0; }
+std::size_t class_of(std::size_t n) {
+  if (n <= kLargestSmall) return n == 0 ? 1 : (n + kGranule - 1) / kGranule;
+  if (n > kLargestCached) return 0;
+  // The power of two at or above n, and the class half-way below it where n fits there.
+  const unsigned bits = 32 - static_cast<unsigned>(__builtin_clz(static_cast<unsigned>(n - 1)));  // 9 for 257-512
+  const std::size_t power = std::size_t{1} << bits, k = 2 * (bits - 9) + 1;  // k: the class of `power`
+  return kSmallClasses + 1 + (n <= power / 2 + power / 4 ? k - 1 : k);
+}
 
 void* allocate(std::size_t n) noexcept {
   const std::size_t c = class_of(n);
@@ -60,7 +89,7 @@ void* allocate(std::size_t n) noexcept {
       return b;
     }
   }
-  const std::size_t bytes = c != 0 ? c * kGranule : n;
+  const std::size_t bytes = c != 0 ? size_of_class(c) : n;
   if (bytes > static_cast<std::size_t>(-1) - kHeader) return nullptr;
   auto* p = static_cast<unsigned char*>(std::malloc(bytes + kHeader));
   if (p == nullptr) return nullptr;
@@ -72,7 +101,7 @@ void release(void* q) noexcept {
   if (q == nullptr) return;
   unsigned char* p = header_of(q);
   const std::size_t c = *reinterpret_cast<const std::size_t*>(p);
-  if (c != 0 && !cache.closed && cache.count[c] < kKept) {
+  if (c != 0 && !cache.closed && cache.count[c] < kept_of_class(c)) {
     auto* b = static_cast<FreeBlock*>(q);
     b->next = cache.head[c];
     cache.head[c] = b;

@@ -44,6 +44,9 @@ void Interpreter::finish() {
   // A root's PACK models, laid out as the writer lays them out (their strings join the table).
   eu7b::RootPack pack;
   if (options_.root) {
+    // A million named models enter the string table here one at a time: growing the map from a
+    // few hundred entries was a tenth of a named root's compile.
+    if (options_.pack_models) ids_.reserve(ids_.size() + options_.pack_models->size());
     pack = lay_out_root_pack(options_.pack_models ? std::move(*options_.pack_models) : PackModels(),
                              [this](std::string_view s) { return sid(s); }, m.strings);
     for (std::string& w : pack.warnings) warn(SourceRef{}, std::move(w));

@@ -9,10 +9,10 @@
 // in the freeing thread, and the next allocation of that class there takes it back with no lock
 // (6 ns a pair). docs/performance.md has the numbers.
 //
-// Blocks of 257 bytes to 32 KiB (a reader's lists: a B3D block's polygons, a chunk's words, the
+// Blocks of 257 bytes to 32 KiB (a reader's lists: a block's polygons, a chunk's words, the
 // vectors growing by doubling) are cached too, in classes two to a doubling (384, 512, 768, ...,
-// 32 KiB: at most a third of a block unused): they were a third of the B3D read's gap to native
-// code, 68 locked mallocs per read of the sample.
+// 32 KiB: at most a third of a block unused): 68 locked mallocs per read of a 41 KB model sample
+// were a third of its read's gap to native code.
 //
 // Every block carries a header with its size class (0: not cached, straight back to free()), so
 // a block freed on another thread than the one that allocated it is simply cached there. A list

@@ -19,6 +19,7 @@
 #include "formats/eu7b/reader.hpp"
 #include "formats/eu7b/validate.hpp"
 #include "formats/eu7b/writer.hpp"
+#include "formats/scenery/root_pack.hpp"
 #include "io/assets.hpp"
 #include "io/byte_sink.hpp"
 #include "registry/registry.hpp"
@@ -248,6 +249,60 @@ TEST(WriterRules, ATreeRootTakesTheIncModelsItReachesPlacedByTheirIncludes) {
   EXPECT_FLOAT_EQ(by_name["bee"].location.z, -300.0f);
   ASSERT_TRUE(by_name.count("two(p1)"));  // lower-cased (it had parameters), (p1) literal
   EXPECT_EQ(by_name.count("one"), 0u);
+}
+
+// The compose reads the `.inc` files a file includes ahead, on a second thread: what it composes
+// is what it composes reading each in turn, whatever the includes do. Here: two missing, one
+// included twice (read again, with other parameters), a chain (followed to its last `.inc`), one
+// that includes itself, one that includes a module, one empty, one over the read-ahead's window
+// of files away from the first, and a root whose include lines outnumber its window.
+TEST(WriterRules, ReadingAheadComposesWhatReadingInTurnComposes) {
+  MemoryAssets files;
+  std::string root;
+  for (int i = 0; i < 12; ++i) {
+    std::string text;
+    for (int k = 0; k < 50; ++k)
+      text += fmt::format("node -1 0 m{}_{}(p1) model {} 0 {} {} f{}.t3d (p2) endmodel\n", i, k, i * 700 + k, k * 31, k, (i + k) % 7);
+    if (i == 0) text += "include lost0.inc end\n";  // missing, found so by the walk before gone.inc
+    files.add(fmt::format("p{}.inc", i), bytes_of(text));
+    root += fmt::format("include p{}.inc A{} S{} end\n", i, i, i);
+    if (i == 2) root += "include gone.inc end\n";
+    if (i == 4) root += "include p1.inc B Twice end\ninclude chain.inc end\n";
+    if (i == 6) root += "include self.inc end\ninclude mod.inc end\ninclude empty.inc end\n";
+  }
+  files.add("chain.inc", bytes_of("node -1 0 c0 model 5 0 5 0 c.t3d none endmodel\ninclude p3.inc C end\ninclude last.inc L end\n"));
+  files.add("last.inc", bytes_of("node -1 0 l(p1) model 6 0 6 0 l.t3d none endmodel\n"));
+  files.add("self.inc", bytes_of("node -1 0 s model 7 0 7 0 s.t3d none endmodel\ninclude self.inc end\n"));
+  files.add("mod.inc", bytes_of("node -1 0 md model 8 0 8 0 m.t3d none endmodel\ninclude k.scm end\n"));
+  files.add("k.scm", bytes_of("include p9.inc K end\nnode -1 0 own model 1 0 1 0 k.t3d none endmodel\n"));
+  files.add("empty.inc", bytes_of(""));
+  struct Composed {
+    std::vector<std::string> models, missing, warnings;
+  };
+  const auto compose = [&](std::size_t ahead) {
+    Composed c;
+    auto made = scenery::compose_root_pack(bytes_of(root), {.root_path = "root.scn", .files = &files, .warnings = &c.warnings,
+                                                            .missing = &c.missing, .read_ahead = ahead});
+    EXPECT_TRUE(made.ok());
+    if (made)
+      made->each([&](const eu7b::PackedModel& m, std::size_t, std::string_view name) {
+        c.models.push_back(fmt::format("{} {} {} {} {} {}", name, made->text()[m.file], made->text()[m.texture], m.location.x,
+                                       m.location.z, m.angles.y));
+      });
+    return c;
+  };
+  const Composed in_turn = compose(0);
+  // 12 files of 50, p1 twice, the chain's first and last, self and mod (whose module k.scm is
+  // followed: p9 again); not k's own model.
+  ASSERT_EQ(in_turn.models.size(), 12u * 50 + 50 + 2 + 1 + 1 + 50);
+  EXPECT_EQ(in_turn.models[0], "m0_0a0 f0.t3d S0 0 0 0");  // the include's parameters in, the name lower-cased
+  EXPECT_EQ(in_turn.missing, (std::vector<std::string>{"lost0.inc", "gone.inc"}));
+  for (std::size_t ahead : {1u, 2u, 3u, 8u}) {
+    const Composed read_ahead = compose(ahead);
+    EXPECT_EQ(read_ahead.models, in_turn.models) << ahead;
+    EXPECT_EQ(read_ahead.missing, in_turn.missing) << ahead;
+    EXPECT_EQ(read_ahead.warnings, in_turn.warnings) << ahead;
+  }
 }
 
 TEST(WriterRules, ARootOfModelsOnlyKeepsThemAndAModelAtX99999StaysInItsSection) {

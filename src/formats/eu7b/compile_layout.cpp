@@ -1,6 +1,7 @@
 #include "formats/eu7b/compile_layout.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <utility>
@@ -20,7 +21,7 @@ int written_group(const Track& t) {
 int written_group(const Shape& s) { return s.subtype; }
 int written_group(const Line& l) { return l.subtype; }
 
-void renumber_as_written(Module& m, std::span<Model> pack_models) {
+void renumber_as_written(Module& m, std::span<PackSection> pack_models) {
   StringTable old = std::move(m.strings);
   m.strings = StringTable();
   m.strings.reserve(old.size(), old.byte_size());
@@ -36,7 +37,8 @@ void renumber_as_written(Module& m, std::span<Model> pack_models) {
   const auto in_pack_run = [](const Chunk& c) { return c.id == chunk::PROT || c.id == chunk::PACK; };
   for (Chunk& c : m.chunks)
     if (!in_pack_run(c)) each_sid(c, fix);
-  for (Model& r : pack_models) each_sid(r, fix);
+  for (PackSection& s : pack_models)
+    for (Model& r : s.solo.models) each_sid(r, fix);
   for (Chunk& c : m.chunks)
     if (in_pack_run(c)) each_sid(c, fix);
   for (Chunk& c : m.chunks)
@@ -45,13 +47,14 @@ void renumber_as_written(Module& m, std::span<Model> pack_models) {
 
 namespace {
 
-// A composed PACK model as a record of the root (its strings in the root's table, its lights in
-// `pool`'s), with what the writer keys and sorts it by.
-std::pair<Model, ConvertOptions::Exact> pack_record(const PackModel& p, const std::function<Sid(std::string_view)>& intern, ModelList& pool) {
+// A composed PACK model as a record of the root (its name in the root's table, model path and
+// skin given as ids there, its lights in `pool`'s), with what the writer keys and sorts it by.
+std::pair<Model, ConvertOptions::Exact> pack_record(const PackedModel& p, Sid name, Sid file, Sid texture, std::span<const float> lights,
+                                                    std::span<const std::uint32_t> colors, ModelList& pool) {
   Model m;
-  if (!p.name.empty()) {
+  if (name != kNoString) {
     m.node.flags |= node_flag::name;
-    m.node.name = intern(p.name);
+    m.node.name = name;
   }
   const double rmin_sq = p.range_min * p.range_min;
   const double rmax_sq = p.range_max >= 0 ? p.range_max * p.range_max : std::numeric_limits<double>::max();
@@ -70,82 +73,90 @@ std::pair<Model, ConvertOptions::Exact> pack_record(const PackModel& p, const st
   m.terrain = p.terrain ? 1 : 0;
   m.transition = p.transition ? 1 : 0;
   m.location = v3(p.location);
-  m.angles = v3(p.angles);
-  m.scale = v3(p.scale);
-  m.model_file = intern(p.file);
-  m.texture = intern(p.texture);
-  m.lights = {static_cast<std::uint32_t>(pool.light_states.size()), static_cast<std::uint32_t>(p.lights.size())};
-  pool.light_states.insert(pool.light_states.end(), p.lights.begin(), p.lights.end());
-  m.colors = {static_cast<std::uint32_t>(pool.light_colors.size()), static_cast<std::uint32_t>(p.colors.size())};
-  pool.light_colors.insert(pool.light_colors.end(), p.colors.begin(), p.colors.end());
+  m.angles = p.angles;
+  m.scale = p.scale;
+  m.model_file = file;
+  m.texture = texture;
+  m.lights = {static_cast<std::uint32_t>(pool.light_states.size()), static_cast<std::uint32_t>(lights.size())};
+  pool.light_states.insert(pool.light_states.end(), lights.begin(), lights.end());
+  m.colors = {static_cast<std::uint32_t>(pool.light_colors.size()), static_cast<std::uint32_t>(colors.size())};
+  pool.light_colors.insert(pool.light_colors.end(), colors.begin(), colors.end());
   return {m, {p.location.x, p.location.z, rmin_sq, rmax_sq}};
 }
 
 }  // namespace
 
-RootPack lay_out_root_pack(PackModels models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings) {
-  ModelList pool;
-  std::vector<ConvertOptions::Exact> keys;
-  const std::size_t count = models.size();
-  pool.models.reserve(count);
-  keys.reserve(count);
-  // Each step's records are let go once the next step's are made: a million models' worth each
-  // (here a block at a time, as the records grow).
-  models.take_each([&](PackModel&& p) {
-    auto [record, key] = pack_record(p, intern, pool);
-    pool.models.push_back(std::move(record));
-    keys.push_back(key);
-  });
-  // The writer clamps a model outside the 500 x 500 grid into its edge sections.
+RootPack lay_out_root_pack(PackModels models, StringTable& strings, StringIndex& index) {
+  // Sized ahead: a million names grew it from a few hundred entries, a tenth of the compile.
+  index.reserve(index.size() + models.size() + models.text().size());
+  const auto intern = [&](std::string_view s, std::uint64_t hash) { return index.intern(strings, s, hash); };
+  const auto ahead = [&](std::string_view s) { return index.prefetch(s); };
+  // The writer clamps a model outside the 500 x 500 grid into its edge sections; it cuts by the
+  // unrounded location (a model at x.99999 whose f32 is x+1 stays in the section of x).
   const auto clamped = [](int cell) { return static_cast<std::uint16_t>(std::clamp(cell, 0, maszyna::kSectionGrid.cells - 1)); };
-  std::map<std::pair<std::uint16_t, std::uint16_t>, std::vector<std::size_t>> sections;
-  // By the unrounded location: a model at x.99999 whose f32 is x+1 stays in the section of x.
-  for (std::size_t i = 0; i < pool.models.size(); ++i)
-    sections[{clamped(maszyna::kSectionGrid.row_of(keys[i].z)), clamped(maszyna::kSectionGrid.col_of(keys[i].x))}].push_back(i);
+  using Key = std::pair<std::uint16_t, std::uint16_t>;  // (row, col): PIDX order
+  const auto key_of = [&](const glm::dvec3& at) {
+    return Key{clamped(maszyna::kSectionGrid.row_of(at.z)), clamped(maszyna::kSectionGrid.col_of(at.x))};
+  };
+  // Counted first, so each model's record is made once, straight into its section's list, each
+  // list its final size (a list of all of them cut up after was a million records more).
+  std::map<Key, std::size_t> sections;
+  models.each([&](const PackedModel& p, std::size_t, std::string_view) { ++sections[key_of(p.location)]; });
+  PackChunk pack;
+  pack.loaded = pack.decoded = true;
+  std::vector<std::vector<ConvertOptions::Exact>> exact(sections.size());
+  std::vector<PidxEntry> pidx;
+  pidx.reserve(sections.size());
+  pack.sections.reserve(sections.size());
+  for (auto& [key, count] : sections) {
+    PackSection& s = pack.sections.emplace_back();
+    s.offset = pidx.size();  // a placeholder: the writer lays the sections out
+    s.solo.models.reserve(count);
+    exact[pidx.size()].reserve(count);
+    pidx.push_back({key.first, key.second, static_cast<std::uint32_t>(count), s.offset});
+    count = pidx.size() - 1;  // from here: the section's place in the lists
+  }
+  // The last section met: models in a file mostly follow each other within one.
+  Key last_key{UINT16_MAX, UINT16_MAX};
+  std::size_t last = 0;
+  // Model paths and skins are interned once each, not once a model.
+  std::vector<Sid> text_id(models.text().size(), kNoString);
+  const auto text = [&](std::uint32_t i) { return text_id[i] != kNoString ? text_id[i] : (text_id[i] = index.intern(strings, models.text()[i])); };
+  // Names are interned a few models ahead of where their slots are asked for.
+  constexpr std::size_t kAhead = 8;
+  std::array<std::uint64_t, kAhead> hashes{};
+  const std::size_t count = models.size();
+  for (std::size_t i = 0; i < kAhead && i < count; ++i) hashes[i] = ahead(models.name(i));
+  models.take_each([&](const PackedModel& p, std::size_t i, std::string_view name) {
+    const std::uint64_t hash = hashes[i % kAhead];
+    if (i + kAhead < count) hashes[i % kAhead] = ahead(models.name(i + kAhead));
+    const Key key = key_of(p.location);
+    if (key != last_key) last = sections.find(key)->second, last_key = key;
+    PackSection& s = pack.sections[last];
+    // In the order they were always interned (name, path, skin): ids number the strings until the
+    // renumbering, and the layout orders prototypes by them.
+    const Sid named = name.empty() ? kNoString : intern(name, hash);
+    const Sid file = text(p.file);
+    const Sid texture = text(p.texture);
+    auto [record, exact_of] = pack_record(p, named, file, texture, models.lights(p.lights), models.colors(p.colors), s.solo);
+    record.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
+    record.node.transform = kNoTransform;
+    s.solo.models.push_back(record);
+    exact[last].push_back(exact_of);
+  });
+  sections.clear();
 
   RootPack out;
-  std::vector<std::vector<ConvertOptions::Exact>> exact;
   Module flat;
   flat.container.version = 7;
   flat.strings = strings;
-  std::vector<PidxEntry> pidx;
-  PackChunk pack;
-  pack.loaded = pack.decoded = true;
-  for (const auto& [key, members] : sections) {
-    exact.emplace_back().reserve(members.size());
-    PackSection s;
-    s.offset = pidx.size();  // a placeholder: the writer lays the sections out
-    s.solo.models.reserve(members.size());
-    for (std::size_t i : members) {
-      exact.back().push_back(keys[i]);
-      Model mo = pool.models[i];
-      const auto span = [](auto& to, const auto& from, Span32 sp) {
-        const Span32 at{static_cast<std::uint32_t>(to.size()), sp.count};
-        to.insert(to.end(), from.begin() + sp.first, from.begin() + sp.first + sp.count);
-        return at;
-      };
-      mo.lights = span(s.solo.light_states, pool.light_states, mo.lights);
-      mo.colors = span(s.solo.light_colors, pool.light_colors, mo.colors);
-      mo.node.flags &= static_cast<std::uint8_t>(~node_flag::transform);
-      mo.node.transform = kNoTransform;
-      s.solo.models.push_back(mo);
-    }
-    pidx.push_back({key.first, key.second, static_cast<std::uint32_t>(members.size()), s.offset});
-    pack.sections.push_back(std::move(s));
-  }
-  pool = ModelList();
-  std::vector<ConvertOptions::Exact>().swap(keys);
-  sections.clear();
   flat.chunks.push_back(Chunk{chunk::PIDX, 0, std::move(pidx), {}, false});
   flat.chunks.push_back(Chunk{chunk::PACK, 0, std::move(pack), {}, false});
   auto built = convert_module(flat, {.version = 9, .pack_format = SectionFormat::v13, .keep_pack_format = false,
                                      .allow_lossy = true, .losses = &out.warnings, .exact = &exact});
-  // The models in PIDX order, taken from the flat module now that it has been converted (made
-  // before, they would be one copy more at the conversion's peak). Their strings are what the
-  // renumbering reads; the spans and transform the flat records changed are not.
-  out.models.reserve(count);
-  for (const PackSection& s : std::get<PackChunk>(flat.chunks.back().data).sections)
-    out.models.insert(out.models.end(), s.solo.models.begin(), s.solo.models.end());
+  // The flat sections' models are what the renumbering reads (their strings; the spans and
+  // transform the flat records changed are not).
+  out.sections = std::move(std::get<PackChunk>(flat.chunks.back().data).sections);
   if (!built) {
     out.warnings.push_back(fmt::format("the PACK models could not be laid out: {}", built.error().describe()));
     return out;

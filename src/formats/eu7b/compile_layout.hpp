@@ -13,6 +13,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/string_index.hpp"
 #include "formats/eu7b/eu7b.hpp"
 
 namespace sceneria::eu7b {
@@ -32,34 +33,89 @@ struct PackModel {
   std::vector<float> lights;
   std::vector<std::uint32_t> colors;
 };
-// A root's composed models, a million of them: in blocks of about a megabyte, so they grow without
-// a buffer copied into one twice its size at each doubling (the old one held until the copy ends,
-// and kept resident by the allocator after: 130 MB of a 505 MB peak), and are let go a block at a
-// time as they are taken. (A std::deque's blocks are half a kilobyte here: what it lets go is
-// kept for allocations of that size only, and the peak grew by 200 MB.)
+// A PackModel as PackModels keeps it: what nothing changes after composing (angles, scale)
+// already in float, as written; strings and lights in the list's tables.
+struct PackedModel {
+  glm::dvec3 location{0.0};  // unrounded: the section cut and sort key
+  Vec3f angles{}, scale{};
+  double range_min = 0, range_max = -1;
+  std::uint32_t file = 0, texture = 0;  // PackModels::text
+  std::uint32_t group = 0;
+  Span32 lights, colors;  // PackModels::lights, colors
+  bool terrain = false, transition = true;
+};
+
+// A root's composed models, a million of them, in a third of the memory PackModels take (most
+// of a root compile's time was the kernel handing it fresh pages): model paths and skins kept
+// once each (a few hundred distinct), names in one block of text, lights in two lists. The
+// records are in blocks of about a megabyte, so they grow without a buffer copied into one twice
+// its size at each doubling (the old one held until the copy ends, and kept resident by the
+// allocator after), and are let go a block at a time as they are taken.
 class PackModels {
  public:
-  static constexpr std::size_t kBlock = 4096;
-  void push_back(PackModel&& m) {
+  static constexpr std::size_t kBlock = 8192;
+  void push_back(const PackModel& m) {
     if (blocks_.empty() || blocks_.back().size() == kBlock) blocks_.emplace_back().reserve(kBlock);
-    blocks_.back().push_back(std::move(m));
+    PackedModel& p = blocks_.back().emplace_back();
+    p.location = m.location;
+    p.angles = v3(m.angles);
+    p.scale = v3(m.scale);
+    p.range_min = m.range_min;
+    p.range_max = m.range_max;
+    p.file = text_index_.intern(text_, m.file);
+    p.texture = text_index_.intern(text_, m.texture);
+    p.group = m.group;
+    p.lights = {static_cast<std::uint32_t>(lights_.size()), static_cast<std::uint32_t>(m.lights.size())};
+    lights_.insert(lights_.end(), m.lights.begin(), m.lights.end());
+    p.colors = {static_cast<std::uint32_t>(colors_.size()), static_cast<std::uint32_t>(m.colors.size())};
+    colors_.insert(colors_.end(), m.colors.begin(), m.colors.end());
+    p.terrain = m.terrain;
+    p.transition = m.transition;
+    names_.push_back(m.name);
     ++size_;
   }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // Each model in order, each block let go once passed; empty after.
+  // The name of the i-th model, until take_each() ends.
+  std::string_view name(std::size_t i) const { return names_[i]; }
+  // Model paths and skins: PackedModel::file and texture index this.
+  const StringTable& text() const { return text_; }
+  std::span<const float> lights(Span32 s) const { return std::span(lights_).subspan(s.first, s.count); }
+  std::span<const std::uint32_t> colors(Span32 s) const { return std::span(colors_).subspan(s.first, s.count); }
+
+  // Each model in order with its number and name (empty: unnamed).
+  template <class F>
+  void each(F&& each) const {
+    std::size_t i = 0;
+    for (const std::vector<PackedModel>& block : blocks_)
+      for (const PackedModel& m : block) {
+        each(m, i, names_[i]);
+        ++i;
+      }
+  }
+  // The same, each block let go once passed; only the tables are left after.
   template <class F>
   void take_each(F&& each) {
-    for (std::vector<PackModel>& block : blocks_) {
-      for (PackModel& m : block) each(std::move(m));
-      std::vector<PackModel>().swap(block);
+    std::size_t i = 0;
+    for (std::vector<PackedModel>& block : blocks_) {
+      for (const PackedModel& m : block) {
+        each(m, i, names_[i]);
+        ++i;
+      }
+      std::vector<PackedModel>().swap(block);
     }
     blocks_.clear();
+    names_ = StringTable();
     size_ = 0;
   }
 
  private:
-  std::vector<std::vector<PackModel>> blocks_;
+  std::vector<std::vector<PackedModel>> blocks_;
+  StringTable names_;  // one a model
+  StringTable text_;
+  StringIndex text_index_;
+  std::vector<float> lights_;
+  std::vector<std::uint32_t> colors_;
   std::size_t size_ = 0;
 };
 
@@ -193,18 +249,18 @@ void each_sid(Chunk& c, F&& fix) {
 // in PIDX order: name, mesh and skin of each): renumber `m`'s strings so (STRS's count with
 // them). Interned strings are distinct, so this is a permutation by first use; strings no record
 // holds are dropped.
-void renumber_as_written(Module& m, std::span<Model> pack_models = {});
+void renumber_as_written(Module& m, std::span<PackSection> pack_models = {});
 
 // A root's PACK (notes eu7b §10): its .inc models cut into 1 km sections by their unrounded
 // location (clamped into the 500 x 500 grid), in PIDX order (row, col) and file order within each,
 // laid out as the reference writer's version 9 does (format 6 sections, prototypes, cells).
 struct RootPack {
   std::vector<Chunk> run;     // PIDX, PROT, PACK; empty when they could not be laid out
-  std::vector<Model> models;  // the models in PIDX order, their strings in the root's table
+  std::vector<PackSection> sections;  // flat ones, in PIDX order: the models' strings in the root's table
   std::vector<std::string> warnings;  // what the layout dropped, or why it failed
 };
-// `intern` gives a text's id in the root's string table, adding it; `strings` is that table.
-// `models` are let go as their records are made.
-RootPack lay_out_root_pack(PackModels models, const std::function<Sid(std::string_view)>& intern, const StringTable& strings);
+// The models' strings join `strings`, the root's table (`index` over it). `models` are let go as
+// their records are made.
+RootPack lay_out_root_pack(PackModels models, StringTable& strings, StringIndex& index);
 
 }  // namespace sceneria::eu7b

@@ -1,14 +1,13 @@
 #include "formats/scenery/bake.hpp"
 
 #include <string>
-#include <unordered_map>
 
 #include "core/parallel.hpp"
+#include "core/string_index.hpp"
 #include "formats/format.hpp"
 #include "formats/scenery/tokens.hpp"
 
 #include <cstring>
-#include <deque>
 #include <set>
 
 namespace sceneria::scenery {
@@ -105,7 +104,7 @@ class Baker {
   // renumbered onto this one's, which has room for the whole text's.
   Result<std::vector<std::uint8_t>> finish_joined(std::span<const std::unique_ptr<Baker>> rest) {
     std::vector<std::vector<std::uint32_t>> ids(rest.size());
-    std::vector<const std::string*> added;  // the last part's new strings, numbered after strings_
+    std::vector<std::string_view> added;  // the last part's new strings, numbered after strings_
     for (std::size_t k = 0; k < rest.size(); ++k) {
       const Baker& part = *rest[k];
       flags_ |= part.flags_;
@@ -121,14 +120,14 @@ class Baker {
       constexpr std::uint32_t kNew = UINT32_MAX;
       run_shares(2, [&](unsigned half) {
         for (std::size_t i = id.size() * half / 2, end = id.size() * (half + 1) / 2; i < end; ++i) {
-          const auto it = lookup_.find(part.strings_[i]);
-          id[i] = it == lookup_.end() ? kNew : it->second;
+          id[i] = lookup_.find(strings_, part.strings_[i]);
+          static_assert(kNew == StringIndex::kMissing);
         }
       });
       for (std::size_t i = 0; i < id.size(); ++i)
         if (id[i] == kNew) {
           id[i] = static_cast<std::uint32_t>(strings_.size() + added.size());
-          added.push_back(&part.strings_[i]);
+          added.push_back(part.strings_[i]);
         }
     }
     for (std::size_t k = 0; k < rest.size(); ++k) {
@@ -158,20 +157,14 @@ class Baker {
   std::vector<std::uint8_t>& sink() { return in_node_ ? body_ : main_; }
 
   // Header and string table: strings_, then `added`.
-  void head(std::vector<std::uint8_t>& out, std::span<const std::string* const> added = {}) const {
+  void head(std::vector<std::uint8_t>& out, std::span<const std::string_view> added = {}) const {
     put_twin_header(out, kTwinVersion, kind_, flags_);
     append_varint(out, strings_.size() + added.size());
-    for (const std::string& s : strings_) put_twin_string(out, s);
-    for (const std::string* s : added) put_twin_string(out, *s);
+    for (std::size_t i = 0; i < strings_.size(); ++i) put_twin_string(out, strings_[i]);
+    for (std::string_view s : added) put_twin_string(out, s);
   }
 
-  std::uint32_t intern(std::string_view s) {
-    if (auto it = lookup_.find(s); it != lookup_.end()) return it->second;
-    const auto index = static_cast<std::uint32_t>(strings_.size());
-    strings_.emplace_back(s);  // a deque: the views in lookup_ stay valid
-    lookup_.emplace(strings_.back(), index);
-    return index;
-  }
+  std::uint32_t intern(std::string_view s) { return lookup_.intern(strings_, s); }
 
   void put(const Token& t) {
     std::vector<std::uint8_t>& out = sink();
@@ -249,8 +242,8 @@ class Baker {
   enum class Stage : std::uint8_t { model_position, shape_head, material, shape_position, body };
   TwinKind kind_;
   std::vector<std::uint8_t> main_, body_;
-  std::deque<std::string> strings_;
-  std::unordered_map<std::string_view, std::uint32_t, ShortStringHash> lookup_;
+  StringTable strings_;
+  StringIndex lookup_;  // over strings_
   std::vector<std::uint32_t> indices_;
   std::vector<std::string> includes_;
   bool in_node_ = false;

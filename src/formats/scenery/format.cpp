@@ -407,7 +407,8 @@ Result<std::vector<std::uint8_t>> write_module_file(const SceneryDocument& s, co
     };
     auto made = compose_root_pack(bytes, {.root_path = options.relative_name.empty() ? s.name() : options.relative_name,
                                           .files = files, .warnings = &notes, .missing = &missing,
-                                          .progress = options.progress ? report : std::function<void(std::uint64_t, std::uint64_t)>()});
+                                          .progress = options.progress ? report : std::function<void(std::uint64_t, std::uint64_t)>(),
+                                          .read_ahead = options.threads > 1 ? 3u : 0u});
     if (!made) return made.error();
     pack = std::move(made).value();
     if (options.losses) {

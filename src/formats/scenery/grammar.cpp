@@ -121,14 +121,7 @@ void Interpreter::warn(const SourceRef& at, std::string message) {
   if (out_.warnings.size() < 1000) out_.warnings.push_back(std::move(w));
 }
 
-Sid Interpreter::sid(std::string_view s) {
-  if (auto it = ids_.find(s); it != ids_.end()) return it->second;
-  const auto id = static_cast<Sid>(out_.module.strings.size());
-  out_.module.strings.push_back(s);
-  id_text_.emplace_back(s);  // a deque: the views in ids_ stay valid
-  ids_.emplace(id_text_.back(), id);
-  return id;
-}
+Sid Interpreter::sid(std::string_view s) { return ids_.intern(out_.module.strings, s); }
 
 // Tokens up to (and with) one of the terminators, or the end of the file.
 // `prefix`: a token starting with a terminator ends it too (`endline_strip`, `endlines`).

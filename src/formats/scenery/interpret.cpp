@@ -9,11 +9,7 @@ namespace sceneria::scenery::detail {
 
 Interpreter::Interpreter(Interpreted& out, const InterpretOptions& options) : out_(out), options_(options), pass_(options.pass) {
   // A visual pass continues the infrastructure pass's string table.
-  if (pass_ == LoadPass::visual)
-    for (std::size_t i = 0; i < out_.module.strings.size(); ++i) {
-      id_text_.emplace_back(out_.module.strings[i]);
-      ids_.emplace(id_text_.back(), static_cast<Sid>(i));
-    }
+  if (pass_ == LoadPass::visual) ids_.index_all(out_.module.strings);
 }
 
 void Interpreter::make_room(double scale) {
@@ -44,11 +40,7 @@ void Interpreter::finish() {
   // A root's PACK models, laid out as the writer lays them out (their strings join the table).
   eu7b::RootPack pack;
   if (options_.root) {
-    // A million named models enter the string table here one at a time: growing the map from a
-    // few hundred entries was a tenth of a named root's compile.
-    if (options_.pack_models) ids_.reserve(ids_.size() + options_.pack_models->size());
-    pack = lay_out_root_pack(options_.pack_models ? std::move(*options_.pack_models) : PackModels(),
-                             [this](std::string_view s) { return sid(s); }, m.strings);
+    pack = lay_out_root_pack(options_.pack_models ? std::move(*options_.pack_models) : PackModels(), m.strings, ids_);
     for (std::string& w : pack.warnings) warn(SourceRef{}, std::move(w));
   }
   if (seen_origin_) out_.placement = {placement_.origin_x, placement_.origin_y, placement_.origin_z, placement_.rotation_y};
@@ -76,9 +68,8 @@ void Interpreter::finish() {
   if (!events_.empty()) add(chunk::EVNT, std::move(events_));
   if (first_init_) add(chunk::FINT, first_init_);
   // Strings numbered as the writer meets them (parsing interned them on the way).
-  renumber_as_written(m, pack.models);
+  renumber_as_written(m, pack.sections);
   ids_.clear();  // its ids are the old ones (nothing is interned after this)
-  id_text_.clear();
   m.container.chunks.clear();
 }
 
@@ -154,8 +145,8 @@ void Interpreter::absorb(Interpreter& b, bool last, unsigned threads, std::uint3
     const std::string_view text = b.out_.module.strings[i];
     if (!last) {
       ids[i] = sid(text);
-    } else if (auto it = ids_.find(text); it != ids_.end()) {
-      ids[i] = it->second;
+    } else if (const std::uint32_t id = ids_.find(out_.module.strings, text); id != StringIndex::kMissing) {
+      ids[i] = id;
     } else {
       ids[i] = static_cast<Sid>(out_.module.strings.size());
       out_.module.strings.push_back(text);

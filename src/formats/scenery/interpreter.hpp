@@ -11,6 +11,7 @@
 
 #include "formats/eu7b/compile_layout.hpp"
 #include "formats/maszyna/section_grid.hpp"
+#include "core/string_index.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -393,8 +394,7 @@ class Interpreter {
   std::vector<Tok> head_, body_;  // node()'s, kept for their capacity
   std::uint64_t files_opened_ = 1;  // [0] is the scenery itself
   State state_;
-  std::unordered_map<std::string_view, Sid, ShortStringHash> ids_;
-  std::deque<std::string> id_text_;
+  StringIndex ids_;  // over out_.module.strings
   std::vector<Include> includes_;
   RecordList<Track> tracks_;
   RecordList<Shape> shapes_;

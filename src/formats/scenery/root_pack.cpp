@@ -1,11 +1,17 @@
 #include "formats/scenery/root_pack.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -251,6 +257,143 @@ std::string with_extension(const std::string& path, std::string_view ext) {
   return (has ? path.substr(0, dot) : path) + std::string(ext);
 }
 
+// `.inc` files read on a second thread while the composer places the ones before them: reading
+// them is most of a model-heavy root's compose, and placing them keeps one core only. A file is
+// read from its bytes alone, so what comes back is what the composer would have read itself.
+// The caller reads a file no thread has started on, and reads later ones while it waits (in the
+// browser a thread may not start until the worker's event loop runs, so the caller never relies
+// on it, and the thread keeps the shared state alive rather than being waited for at the end).
+class ReadAhead {
+ public:
+  struct Read {
+    Interpreted in;
+    std::uint64_t size = 0;  // of its bytes
+  };
+  ReadAhead() : state_(std::make_shared<State>()) {}
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+  ~ReadAhead() {
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->stopping = true;
+      // What is left was passed over; one being read is let go by its reader.
+      state_->jobs.remove_if([](const Job& j) { return !j.started || j.read; });
+    }
+    state_->ready.notify_all();
+  }
+
+  // Files queued and not passed over.
+  std::size_t held() const {
+    std::lock_guard lock(state_->mutex);
+    return static_cast<std::size_t>(std::count_if(state_->jobs.begin(), state_->jobs.end(), [](const Job& j) { return !j.dropped; }));
+  }
+  bool holds(const std::string& path) const {
+    std::lock_guard lock(state_->mutex);
+    return std::any_of(state_->jobs.begin(), state_->jobs.end(), [&](const Job& j) { return !j.dropped && j.path == path; });
+  }
+
+  void queue(std::string path, std::vector<std::uint8_t> bytes) {
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->jobs.push_back(Job{std::move(path), std::move(bytes), std::nullopt, false, false});
+    }
+    if (!tried_) {
+      tried_ = true;
+      try {
+        std::thread([state = state_] { state->run(); }).detach();
+      } catch (const std::system_error&) {
+        // none: take() reads each file itself
+      }
+    }
+    state_->ready.notify_all();
+  }
+
+  // The file's read, if it was queued: read here if not yet started, else waited for, the caller
+  // reading files queued after it meanwhile. Files queued before it were passed over (the
+  // composer found them missing, or met them some other way): they are dropped.
+  std::optional<Read> take(const std::string& path) {
+    State& s = *state_;
+    std::unique_lock lock(s.mutex);
+    auto it = std::find_if(s.jobs.begin(), s.jobs.end(), [&](const Job& j) { return !j.dropped && j.path == path; });
+    if (it == s.jobs.end()) return std::nullopt;
+    for (auto before = s.jobs.begin(); before != it;) {
+      if (before->started && !before->read) {
+        before->dropped = true;  // being read: let go when done
+        ++before;
+      } else {
+        before = s.jobs.erase(before);
+      }
+    }
+    Read out;
+    out.size = it->bytes.size();
+    if (!it->started) s.read(lock, it);
+    while (!it->read) {
+      auto next = std::find_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return !j.started; });
+      if (next != s.jobs.end()) s.read(lock, next);
+      else s.done.wait(lock);
+    }
+    out.in = std::move(*it->read);
+    s.jobs.erase(it);
+    return out;
+  }
+
+ private:
+  struct Job {
+    std::string path;
+    std::vector<std::uint8_t> bytes;  // kept until taken: the size is reported then
+    std::optional<Interpreted> read;
+    bool started = false;
+    bool dropped = false;
+  };
+  struct State {
+    std::mutex mutex;
+    std::condition_variable ready, done;
+    std::list<Job> jobs;  // a list: a job stays where it is while others come and go
+    bool stopping = false;
+
+    void run() {
+      std::unique_lock lock(mutex);
+      for (;;) {
+        auto next = jobs.end();
+        ready.wait(lock, [&] {
+          next = std::find_if(jobs.begin(), jobs.end(), [](const Job& j) { return !j.started; });
+          return stopping || next != jobs.end();
+        });
+        if (stopping) return;
+        if (!read(lock, next)) return;  // out of memory, say: the caller reads the rest
+      }
+    }
+    // Reads a job not started, the lock let go meanwhile (none but a dropped job is erased while
+    // it is read). False if the read threw: the job is left to be read again.
+    bool read(std::unique_lock<std::mutex>& lock, std::list<Job>::iterator job) {
+      job->started = true;
+      const std::span<const std::uint8_t> bytes = job->bytes;
+      const std::string name = job->path;
+      lock.unlock();
+      std::optional<Interpreted> in;
+      try {
+        in = read_whole(bytes, name, [](double) {});
+      } catch (...) {
+        if (std::this_thread::get_id() == caller) throw;
+      }
+      lock.lock();
+      if (!in) {
+        job->started = false;  // the caller, maybe waiting on it, reads it
+        done.notify_all();
+        return false;
+      }
+      if (job->dropped) jobs.erase(job);
+      else job->read = std::move(in);
+      done.notify_all();
+      return true;
+    }
+    const std::thread::id caller = std::this_thread::get_id();
+  };
+
+  std::shared_ptr<State> state_;
+  bool tried_ = false;
+};
+
 class Composer {
  public:
   Composer(std::span<const std::uint8_t> root, const RootPackOptions& options) : root_text_(root), options_(options) {}
@@ -307,7 +450,8 @@ class Composer {
   }
 
   // include_resolve.hpp resolveIncludeSourcePath.
-  std::string resolve_path(const std::string& relative, const std::string& token) {
+  // `quiet`: a path asked for ahead of time, not counted missing (resolved again when used).
+  std::string resolve_path(const std::string& relative, const std::string& token, bool quiet = false) {
     std::string ref = token;
     for (char& c : ref) c = c == '\\' ? '/' : c;
     ref.erase(0, ref.find_first_not_of('$') == std::string::npos ? ref.size() : ref.find_first_not_of('$'));
@@ -324,7 +468,7 @@ class Composer {
     };
     std::optional<std::string> found = first_of(primary);
     if (!found && bare && primary != normal(ref)) found = first_of(normal(ref));
-    if (!found && std::find(missing_.begin(), missing_.end(), primary) == missing_.end()) missing_.push_back(primary);
+    if (!found && !quiet && std::find(missing_.begin(), missing_.end(), primary) == missing_.end()) missing_.push_back(primary);
     return found ? *found : primary;
   }
 
@@ -344,8 +488,14 @@ class Composer {
   // packEntryFor: an `.inc` (and the root) read whole; any other file by its include lines only.
   Result<Entry*> load(const std::string& path) {
     if (auto it = entries_.find(path); it != entries_.end()) return &it->second;
-    auto bytes = bytes_of(path);
     Entry e;
+    if (auto read = ahead_.take(path)) {
+      done_ += read->size;
+      Entry* entry = loaded(path, read->in, e);
+      read_ahead();
+      return entry;
+    }
+    auto bytes = bytes_of(path);
     if (!bytes) return &(entries_[path] = std::move(e));
     const std::uint64_t before = done_;
     done_ += bytes->size();
@@ -371,6 +521,10 @@ class Composer {
     }
     const double size = static_cast<double>(bytes->size());
     Interpreted in = read_whole(*bytes, path, [&](double f) { report(before + static_cast<std::uint64_t>(f * size)); });
+    return loaded(path, in, e);
+  }
+  // A file read whole, kept.
+  Entry* loaded(const std::string& path, Interpreted& in, Entry& e) {
     report(done_);
     keep_models(path, in, e);
     e.includes = std::move(in.include_sites);
@@ -403,7 +557,7 @@ class Composer {
   }
 
   void sink(std::vector<PackModel>&& models) {
-    for (PackModel& m : models) out_.push_back(std::move(m));
+    for (const PackModel& m : models) out_.push_back(m);
   }
 
   // process_one: a file's `.inc` chains, then its own models; a single module include is
@@ -473,6 +627,11 @@ class Composer {
           step = next;
         }
       };
+      // The `.inc` files this one includes are read ahead, in the order the walks will ask.
+      ahead_paths_.clear();
+      for (const IncludeSite& inc : e.includes)
+        if (inc_file(inc.file)) ahead_paths_.push_back(resolve_path(item.relative, inc.file, true));
+      read_ahead();
       const bool branching = e.includes.size() > 1;
       std::vector<const IncludeSite*> modules;
       for (const IncludeSite& inc : e.includes) {
@@ -508,8 +667,22 @@ class Composer {
     }
   }
 
+  // Queues the next of ahead_paths_ not yet read, up to RootPackOptions::read_ahead held.
+  void read_ahead() {
+    while (!ahead_paths_.empty() && ahead_.held() < options_.read_ahead) {
+      const std::string path = std::move(ahead_paths_.front());
+      ahead_paths_.pop_front();
+      if (entries_.count(path) || ahead_.holds(path) || path == normal(options_.root_path) || !exists(path)) continue;
+      auto bytes = bytes_of(path);
+      if (!bytes || bytes->size() > kStreamedFileSize) continue;  // read as load() reads it, when asked
+      ahead_.queue(path, std::move(*bytes));
+    }
+  }
+
   std::span<const std::uint8_t> root_text_;
   const RootPackOptions& options_;
+  ReadAhead ahead_;
+  std::deque<std::string> ahead_paths_;
   std::deque<Item> queue_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, bool> exists_;

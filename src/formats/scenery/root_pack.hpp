@@ -27,6 +27,9 @@ struct RootPackOptions {
   // How far the reading is: bytes read of the files found so far, and those files' bytes in all
   // (which grows as includes are found, so the share may step back; callers keep their maximum).
   std::function<void(std::uint64_t done, std::uint64_t known)> progress = {};
+  // How many of the `.inc` files a file includes are read ahead on a second thread while the ones
+  // before them are placed (0: no thread, each read when its turn comes). The result is the same.
+  std::size_t read_ahead = 0;
 };
 
 // The root's PACK models in the order the writer hands them to its PACK builder (it keeps that

@@ -90,6 +90,7 @@ Result<Image> read_image(std::span<const std::uint8_t> b) {
   count = std::min<std::uint32_t>(count, static_cast<std::uint32_t>(std::bit_width(std::max(im.width, im.height))));
   std::uint32_t w = im.width, h = im.height;
   std::uint64_t at = data;
+  im.levels.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint64_t size = level_bytes(im, w, h);
     im.expected_bytes += size;
@@ -113,6 +114,7 @@ scene::Texture to_texture(const Image& im, std::span<const std::uint8_t> bytes, 
   t.name = std::move(name);
   t.format = im.format;
   t.width = im.width, t.height = im.height;
+  t.levels.reserve(im.levels.size());
   for (const Level& l : im.levels) {
     const auto src = bytes.subspan(static_cast<std::size_t>(l.offset), static_cast<std::size_t>(l.size));
     if (im.format != Format::rgba8) {

@@ -45,12 +45,12 @@ struct PackedModel {
   bool terrain = false, transition = true;
 };
 
-// A root's composed models, a million of them, in a third of the memory PackModels take (most
-// of a root compile's time was the kernel handing it fresh pages): model paths and skins kept
-// once each (a few hundred distinct), names in one block of text, lights in two lists. The
-// records are in blocks of about a megabyte, so they grow without a buffer copied into one twice
-// its size at each doubling (the old one held until the copy ends, and kept resident by the
-// allocator after), and are let go a block at a time as they are taken.
+// A root's composed models, a million of them, in less than half the memory of as many
+// PackModels (much of a root compile's time is the kernel handing it fresh pages): paths and
+// skins kept once each (a few hundred distinct), names in one block of text, lights in two
+// lists. The records are in blocks of about a megabyte, so they grow without a buffer copied
+// into one twice its size at each doubling (the old one held until the copy ends, and kept
+// resident by the allocator after), and are let go a block at a time as they are taken.
 class PackModels {
  public:
   static constexpr std::size_t kBlock = 8192;

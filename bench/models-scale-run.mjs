@@ -5,9 +5,10 @@
 //   - what had been fetched of the scenery when the first model drawn with its texture went on
 //     screen (bytes, share of the file, Range requests; the model and texture files apart);
 //   - from one camera, once every model in view has loaded: the frame's CPU time (the renderer's
-//     CPU time for the whole frame, median of 15, each after the GPU finished the one before) against the same scenery opened where no model file
-//     is found (every instance a proxy box), and the draw calls against the (mesh, material) pairs
-//     drawn (the instanced draws) — the rest is the static scene's, the same in both.
+//     CPU time for the whole frame, median of 15, each after the GPU finished the one before; five
+//     rounds, the two pages in turn) against the same scenery opened where no model file
+//     is found (every instance a proxy box), and the instanced draws (one per run of a mesh's
+//     parts) against the (mesh, material) pairs drawn — the rest is the static scene's, the same in both.
 //   node bench/models-scale-run.mjs [--instances 100000,1000000] [--dir DIR]   (after both builds)
 // --dir keeps the generated folders and reuses them.
 import { execFileSync, spawn } from 'node:child_process';
@@ -85,7 +86,8 @@ const frame = (page) => page.evaluate((c) => {
     plan.push(s.planMs), draw.push(s.drawMs);
   }
   const s = v.stats();
-  return { planMs: median(plan), drawMs: median(draw), drawCalls: s.drawCalls, parts: s.partsDrawn, textured: s.partsTextured, instances: s.instances,
+  return { planMs: median(plan), drawMs: median(draw), drawCalls: s.drawCalls, modelDraws: s.modelDraws, arrays: s.textureArrays,
+           parts: s.partsDrawn, textured: s.partsTextured, instances: s.instances,
            meshes: s.meshesDrawn, triangles: s.triangles, gpuBytes: s.gpuBytes, gpuBudget: s.gpuBudget };
 }, CAMERA);
 
@@ -99,13 +101,23 @@ for (const n of sizes) {
   const firstMs = Date.now() - withModels.t0;
   const first = await withModels.page.evaluate(() => window.sceneria.stream.firstTextured);
   await settleAt(withModels.page, true);
-  const models = await frame(withModels.page);
   const loaded = await withModels.page.evaluate(() => window.sceneria.models);
-  await withModels.page.close();
-  // The same file where no model file is found: proxy boxes, the same camera.
+  // The same file where no model file is found: proxy boxes, the same camera. Both pages stay
+  // open and are timed in turn, five rounds (the machine's load drifts over minutes): each
+  // side's median of its rounds' medians.
   const boxes = await open(`http://127.0.0.1:8171/alone${n}/scenery/bench.eu7`);
   await settleAt(boxes.page, false);
-  const proxies = await frame(boxes.page);
+  const rounds = { models: [], proxies: [] };
+  for (let round = 0; round < 5; round++) {
+    rounds.models.push(await frame(withModels.page));
+    rounds.proxies.push(await frame(boxes.page));
+  }
+  const middle = (list) => [...list].sort((a, b) => a.drawMs - b.drawMs)[list.length >> 1];
+  const models = middle(rounds.models), proxies = middle(rounds.proxies);
+  models.planMs = middle(rounds.models.map((r) => ({ drawMs: r.planMs }))).drawMs;
+  proxies.planMs = middle(rounds.proxies.map((r) => ({ drawMs: r.planMs }))).drawMs;
+  console.log(`rounds (models / boxes, ms): ${rounds.models.map((m, i) => `${m.drawMs.toFixed(2)} / ${rounds.proxies[i].drawMs.toFixed(2)}`).join(', ')}`);
+  await withModels.page.close();
   await boxes.page.close();
   rows.push({ n, size, first, firstMs, models, proxies, loaded });
 }
@@ -121,13 +133,13 @@ for (const r of rows)
               `${(r.first.bytes / 1e6).toFixed(2)} MB (${(100 * r.first.bytes / r.size).toFixed(2)} %) | ${r.first.requests} | ` +
               `${r.first.modelRequests} files, ${(r.first.modelBytes / 1e6).toFixed(2)} MB |`);
 console.log('\nOne camera, every model in view loaded, against the same scenery with proxy boxes:\n');
-console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | cull + pack (models / boxes) | draw calls | (mesh, material) pairs drawn | textured | other draws (models / boxes) | triangles | models loaded | GPU memory |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | cull + pack (models / boxes) | draw calls | instanced draws | (mesh, material) pairs drawn | textured | texture arrays | other draws (models / boxes) | triangles | models loaded | GPU memory |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const m = r.models, p = r.proxies;
   console.log(`| ${r.n.toLocaleString('en-US')} | ${m.instances.toLocaleString('en-US')} / ${p.instances.toLocaleString('en-US')} | ` +
               `${m.drawMs.toFixed(2)} ms | ${p.drawMs.toFixed(2)} ms | ${(m.drawMs / p.drawMs).toFixed(2)}× | ` +
-              `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.parts} | ${m.textured} | ` +
-              `${m.drawCalls - m.parts} / ${p.drawCalls - p.parts} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
+              `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.modelDraws} | ${m.parts} | ${m.textured} | ${m.arrays} | ` +
+              `${m.drawCalls - m.modelDraws} / ${p.drawCalls - p.modelDraws} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
               `${(m.gpuBytes / 1048576).toFixed(0)} of ${(m.gpuBudget / 1048576).toFixed(0)} MB |`);
 }

@@ -74,6 +74,48 @@ test('textured, masked, blended and two-sided parts draw as their materials say'
   expect(px.stats.drawCalls).toBe(6);
 });
 
+// Textures live in arrays by shape, each on a texture unit; an array that found no unit free is
+// drawn part by part, bound on an override unit. Both ways must show the same pixels.
+test('textures in arrays without a texture unit draw part by part, and look the same', async ({ page }) => {
+  await openViewer(page);
+  const runs = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const error = v.loadScene(v.materialBoard());
+    if (error) return { error };
+    v.setDistances(6000, 2500);
+    v.setOrbit(0, 10, 0, 110, 0, 0);
+    let first = null;
+    const view = (units) => {
+      v.setTextureUnits(units);
+      v.renderFrame();
+      const s = v.stats();
+      const pixels = v.readPixels(0, 0, s.width, s.height);
+      first ??= pixels.slice();
+      let differ = 0, board = 0;
+      for (let i = 0; i < pixels.length; i += 4) {
+        if (Math.abs(pixels[i] - first[i]) + Math.abs(pixels[i + 1] - first[i + 1]) + Math.abs(pixels[i + 2] - first[i + 2]) > 6) differ++;
+        if (pixels[i] > 100 && pixels[i + 1] < 50 && pixels[i + 2] < 50) board++;  // the textures' red quarters
+      }
+      return { units, differ, board, draws: s.modelDraws, parts: s.partsDrawn, textured: s.partsTextured, arrays: s.textureArrays, meshes: s.meshesDrawn };
+    };
+    return { runs: [view(12), view(1), view(0), view(12)] };
+  });
+  expect(runs.error).toBeUndefined();
+  const [all, one, none, back] = runs.runs;
+  expect(all.arrays, 'RGBA8 and BC1 textures: arrays of their own').toBeGreaterThanOrEqual(2);
+  expect(all.textured).toBeGreaterThanOrEqual(2);
+  expect(all.board, 'the textures are on screen').toBeGreaterThan(200);
+  // Every unit given: one draw per mesh (each board is one run). None: one per part.
+  expect(all.draws).toBe(all.meshes);
+  expect(none.draws).toBe(none.parts);
+  expect(none.draws).toBeGreaterThan(0);
+  expect(one.draws).toBeGreaterThanOrEqual(all.draws);
+  for (const run of [one, none, back]) {
+    expect(run.textured, `${run.units} units`).toBe(all.textured);
+    expect(run.differ, `${run.units} units: pixels unlike the frame with every unit`).toBe(0);
+  }
+});
+
 test('far-away model proxies keep a few pixels on screen instead of vanishing', async ({ page }) => {
   requireSamples();
   const rel = 'maszyna/eu7/wrapinc_linia053.v9-pack6.eu7';

@@ -731,6 +731,8 @@ class Viewer {
     out.set("meshesDrawn", s.meshes_drawn);
     out.set("partsDrawn", s.parts_drawn);
     out.set("partsTextured", s.parts_textured);
+    out.set("modelDraws", s.model_draws);
+    out.set("textureArrays", s.texture_arrays);
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
     out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
@@ -836,6 +838,9 @@ class Viewer {
   // Static geometry and model drawing distances, metres.
   // The GPU memory budget in bytes (the renderer sizes a default from the context's limits).
   void setGpuBudget(double bytes) { viewer_.set_gpu_budget(static_cast<std::uint64_t>(std::clamp(bytes, 0.0, 1e15))); }
+  // Texture units for texture arrays (at most the renderer's twelve): fewer draws the textures of
+  // the arrays left without one part by part, as a page with more shapes of texture than units does.
+  void setTextureUnits(int units) { viewer_.set_texture_units(units); }
   void setDistances(double draw, double models) {
     viewer_.set_distances(draw, models);
   }
@@ -950,6 +955,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("setOrbit", &Viewer::setOrbit)
       .function("setDistances", &Viewer::setDistances)
       .function("setGpuBudget", &Viewer::setGpuBudget)
+      .function("setTextureUnits", &Viewer::setTextureUnits)
       .function("update", &Viewer::update);
 #endif
 }

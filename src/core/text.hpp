@@ -36,14 +36,4 @@ bool icontains(std::string_view s, std::string_view needle);
 std::string to_hex(std::string_view bytes);
 bool from_hex(std::string_view hex, std::string& bytes);
 
-// FNV-1a for hash maps of short strings (scenery words, names): cheaper than std::hash's block
-// hash at these lengths, and spread well enough.
-struct ShortStringHash {
-  std::size_t operator()(std::string_view s) const noexcept {
-    std::uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return static_cast<std::size_t>(h ^ (h >> 32));
-  }
-};
-
 }  // namespace sceneria

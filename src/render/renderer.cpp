@@ -67,10 +67,19 @@ uniform float u_lit;
 void main() { o_color = shade(v_color, v_normal, u_lit, v_distance, v_object); }
 )";
 
+// Texture units: 0 for uploads; 1..kArrayUnits hold texture arrays (TextureLayers); then the
+// override unit (an array without a unit of its own, bound for one part's draw); then the
+// material and texture tables the vertex shader reads.
+constexpr int kArrayUnits = 12;
+constexpr int kOverrideUnit = kArrayUnits + 1;
+constexpr int kMaterialTableUnit = kArrayUnits + 2, kTextureTableUnit = kArrayUnits + 3;
+constexpr int kTableWidth = 1024;  // texels a row of a table
+
 constexpr const char* kInstancedVertex = R"(#version 300 es
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv;
+layout(location = 3) in uint a_material;  // into the material table (MeshLayout)
 layout(location = 4) in vec4 a_row0;  // per instance: 3x4 matrix rows, translation camera-relative
 layout(location = 5) in vec4 a_row1;
 layout(location = 6) in vec4 a_row2;
@@ -80,11 +89,37 @@ layout(location = 7) in uint a_object;
 layout(location = 8) in vec2 a_mesh;
 uniform mat4 u_view_projection;
 uniform float u_pixels_per_unit;  // pixels a 1 m object covers at 1 m (viewport height / 2 tan(fov/2))
+// Per material: colour RGBA8, alpha mode, cutoff (float bits), texture (0xFFFFFFFF: none).
+uniform highp usampler2D u_materials;
+// Per texture: the unit of its array (0: not resident, drawn white) and its layer.
+uniform highp usampler2D u_textures;
+uniform ivec2 u_override;  // x 1: the texture is on the override unit, layer y (one part's draw)
 out vec3 v_normal;
 out vec2 v_uv;
 out float v_distance;
 flat out uint v_object;
+flat out vec4 v_color;
+flat out int v_alpha_mode;
+flat out float v_cutoff;
+flat out int v_unit;
+flat out float v_layer;
+uvec4 row(highp usampler2D table, uint i) { return texelFetch(table, ivec2(int(i & 1023u), int(i >> 10)), 0); }
 void main() {
+  uvec4 m = row(u_materials, a_material);
+  v_color = vec4(uvec4(m.x, m.x >> 8, m.x >> 16, m.x >> 24) & 255u) / 255.0;
+  v_alpha_mode = int(m.y);
+  v_cutoff = uintBitsToFloat(m.z);
+  v_unit = 0;
+  v_layer = 0.0;
+  if (m.w != 0xFFFFFFFFu) {
+    uvec4 t = row(u_textures, m.w);
+    v_unit = int(t.x);
+    v_layer = float(t.y);
+  }
+  if (u_override.x != 0) {
+    v_unit = OVERRIDE_UNIT;
+    v_layer = float(u_override.y);
+  }
   v_uv = a_uv;
   vec3 t = vec3(a_row0.w, a_row1.w, a_row2.w);
   vec3 local = vec3(dot(a_row0.xyz, a_position), dot(a_row1.xyz, a_position), dot(a_row2.xyz, a_position));
@@ -102,22 +137,48 @@ void main() {
 
 // A part's material: base colour times texture; mask discards below the cutoff (in the id pass
 // too, so holes are not clickable); blend keeps the alpha; a two-sided back face is lit as front.
+// GLSL ES 3.00 indexes samplers by constants only, hence a branch per unit: v_unit is flat (the
+// same over a triangle), and the gradients are taken before branching.
 constexpr const char* kInstancedFragment = R"(
 in vec3 v_normal;
 in vec2 v_uv;
 in float v_distance;
 flat in uint v_object;
-uniform vec4 u_color;
-uniform sampler2D u_texture;
-uniform int u_alpha_mode;  // 0 opaque, 1 mask, 2 blend
-uniform float u_cutoff;
+flat in vec4 v_color;
+flat in int v_alpha_mode;  // 0 opaque, 1 mask, 2 blend
+flat in float v_cutoff;
+flat in int v_unit;
+flat in float v_layer;
+SAMPLERS
+vec4 texel() {
+  vec2 dx = dFdx(v_uv), dy = dFdy(v_uv);
+  vec3 at = vec3(v_uv, v_layer);
+BRANCHES
+  return vec4(1.0);
+}
 void main() {
-  vec4 c = u_color * texture(u_texture, v_uv);
-  if (u_alpha_mode == 1 && c.a < u_cutoff) discard;
+  vec4 c = v_color * texel();
+  if (v_alpha_mode == 1 && c.a < v_cutoff) discard;
   vec4 lit = shade(c.rgb, gl_FrontFacing ? v_normal : -v_normal, 1.0, v_distance, v_object);
-  o_color = (u_mode == 0 && u_alpha_mode == 2) ? vec4(lit.rgb, c.a) : lit;
+  o_color = (u_mode == 0 && v_alpha_mode == 2) ? vec4(lit.rgb, c.a) : lit;
 }
 )";
+
+std::string replaced(std::string text, const std::string& what, const std::string& with) {
+  const std::size_t at = text.find(what);
+  return at == std::string::npos ? text : text.replace(at, what.size(), with);
+}
+
+std::string instanced_vertex() { return replaced(kInstancedVertex, "OVERRIDE_UNIT", std::to_string(kOverrideUnit)); }
+
+std::string instanced_fragment() {
+  std::string samplers, branches;
+  for (int u = 1; u <= kOverrideUnit; ++u) {
+    samplers += "uniform mediump sampler2DArray u_t" + std::to_string(u) + ";\n";
+    branches += "  if (v_unit == " + std::to_string(u) + ") return textureGrad(u_t" + std::to_string(u) + ", at, dx, dy);\n";
+  }
+  return replaced(replaced(kInstancedFragment, "SAMPLERS\n", samplers), "BRANCHES\n", branches);
+}
 
 constexpr const char* kSkyVertex = R"(#version 300 es
 out vec2 v_ndc;
@@ -218,10 +279,6 @@ void static_layout() {
   glVertexAttribIPointer(3, 1, GL_UNSIGNED_INT, sizeof(StaticVertex), reinterpret_cast<void*>(28));
 }
 
-glm::vec4 unpack_rgba(std::uint32_t c) {
-  return {(c & 255u) / 255.0f, ((c >> 8) & 255u) / 255.0f, ((c >> 16) & 255u) / 255.0f, ((c >> 24) & 255u) / 255.0f};
-}
-
 }  // namespace
 
 Renderer::~Renderer() {
@@ -233,7 +290,8 @@ Renderer::~Renderer() {
   if (pick_fbo_) glDeleteFramebuffers(1, &pick_fbo_);
   if (pick_color_) glDeleteRenderbuffers(1, &pick_color_);
   if (pick_depth_) glDeleteRenderbuffers(1, &pick_depth_);
-  if (white_texture_) glDeleteTextures(1, &white_texture_);
+  for (unsigned t : {material_table_, texture_table_})
+    if (t) glDeleteTextures(1, &t);
   for (GLuint p : {static_program_, instanced_program_, sky_program_})
     if (p) glDeleteProgram(p);
 }
@@ -241,20 +299,30 @@ Renderer::~Renderer() {
 bool Renderer::init(std::string& error) {
   static_program_ = link(kStaticVertex, fragment(kStaticFragment), error);
   if (!static_program_) return false;
-  instanced_program_ = link(kInstancedVertex, fragment(kInstancedFragment), error);
+  instanced_program_ = link(instanced_vertex(), fragment(instanced_fragment().c_str()), error);
   if (!instanced_program_) return false;
-  part_uniforms_ = {loc(instanced_program_, "u_color"), loc(instanced_program_, "u_alpha_mode"), loc(instanced_program_, "u_cutoff")};
+  // Samplers name their units once: the program keeps them.
+  glUseProgram(instanced_program_);
+  for (int u = 1; u <= kOverrideUnit; ++u) glUniform1i(loc(instanced_program_, ("u_t" + std::to_string(u)).c_str()), u);
+  glUniform1i(loc(instanced_program_, "u_materials"), kMaterialTableUnit);
+  glUniform1i(loc(instanced_program_, "u_textures"), kTextureTableUnit);
+  u_override_ = loc(instanced_program_, "u_override");
+  glUseProgram(0);
   sky_program_ = link(kSkyVertex, kSkyFragment, error);
   if (!sky_program_) return false;
   glGenVertexArrays(1, &sky_vao_);
   glGenBuffers(1, &instance_vbo_);
   build_grid();
-  const std::uint32_t white = 0xFFFFFFFFu;
-  glGenTextures(1, &white_texture_);
-  glBindTexture(GL_TEXTURE_2D, white_texture_);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, &white);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  for (unsigned* table : {&material_table_, &texture_table_}) {
+    glGenTextures(1, table);
+    glBindTexture(GL_TEXTURE_2D, *table);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  }
+  GLint max_layers = 0;
+  glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers);
+  layers_.reset(kArrayUnits, static_cast<std::uint32_t>(std::clamp(max_layers, 1, 256)));
+  unit_bound_.assign(kArrayUnits + 1, 0);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
   // Emscripten lists the WebGL extensions it enabled, with and without a GL_ prefix.
@@ -319,9 +387,12 @@ void Renderer::release_scene() {
   section_batches_.clear();
   for (GpuMesh& m : meshes_) release_mesh(m);
   meshes_.clear();
-  for (GpuTexture& t : textures_)
-    if (t.id) glDeleteTextures(1, &t.id);
+  for (const TextureLayers::Array& a : layers_.arrays())
+    if (a.live && a.gl) glDeleteTextures(1, &a.gl);
+  layers_.reset(layers_.units(), layers_.max_layers());
+  std::fill(unit_bound_.begin(), unit_bound_.end(), 0u);
   textures_.clear();
+  materials_dirty_ = textures_dirty_ = true;
   residency_.clear();
   residency_.set_fixed(0);
   textures_compressed_ = textures_decoded_here_ = 0;
@@ -385,11 +456,11 @@ namespace {
 constexpr GLenum kRgbaS3tcDxt1 = 0x83F1, kRgbaS3tcDxt3 = 0x83F2, kRgbaS3tcDxt5 = 0x83F3;
 
 void sampling(int levels) {
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels - 1);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, levels - 1);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_REPEAT);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_REPEAT);
 }
 
 // A block-compressed texture's complete levels, level 0 down (a short one ends the chain):
@@ -411,57 +482,135 @@ std::uint64_t block_levels(const scene::Texture& t, std::size_t block, Use&& use
 
 }  // namespace
 
-std::uint64_t Renderer::texture_bytes(const scene::Texture& t) const {
+LayerShape Renderer::layer_shape(const scene::Texture& t) const {
   using Format = scene::Texture::Format;
-  if (t.levels.empty() || !t.width || !t.height) return 0;
-  const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
-  if (blocks && s3tc_ && t.width % 4 == 0 && t.height % 4 == 0) {
-    return block_levels(t, t.format == Format::bc1 ? 8 : 16, [](std::size_t, std::uint32_t, std::uint32_t, std::size_t) {});
-  }
-  if (!blocks && !(t.format == Format::rgba8 && t.levels[0].size() >= std::size_t{t.width} * t.height * 4)) return 0;
-  return std::uint64_t{t.width} * t.height * 4 * 4 / 3;  // RGBA8 with its generated mips
-}
-
-Renderer::GpuTexture Renderer::upload_texture(const scene::Texture& t, bool count) {
-  using Format = scene::Texture::Format;
-  GpuTexture g;
+  LayerShape shape;
+  if (t.levels.empty() || !t.width || !t.height) return shape;
   const bool blocks = t.format == Format::bc1 || t.format == Format::bc2 || t.format == Format::bc3;
   // Blocks go to the GPU as they are where the context takes them; WebGL wants level 0 in whole
   // blocks (a 250x250 texture is decoded instead).
-  if (blocks && s3tc_ && !t.levels.empty() && t.width % 4 == 0 && t.height % 4 == 0) {
-    const GLenum format = t.format == Format::bc1 ? kRgbaS3tcDxt1 : t.format == Format::bc2 ? kRgbaS3tcDxt3 : kRgbaS3tcDxt5;
+  if (blocks && s3tc_ && t.width % 4 == 0 && t.height % 4 == 0) {
+    shape = {t.format == Format::bc1 ? kRgbaS3tcDxt1 : t.format == Format::bc2 ? kRgbaS3tcDxt3 : kRgbaS3tcDxt5, t.width, t.height, 0, 0};
+    shape.bytes = block_levels(t, t.format == Format::bc1 ? 8 : 16, [&](std::size_t, std::uint32_t, std::uint32_t, std::size_t) { ++shape.levels; });
+    if (!shape.levels) shape.format = 0;
+    return shape;
+  }
+  if (!blocks && !(t.format == Format::rgba8 && t.levels[0].size() >= std::size_t{t.width} * t.height * 4)) return shape;
+  // RGBA8 (decoded here if blocks), with every mip level down to 1x1, made here (see upload_layer).
+  shape = {GL_RGBA8, t.width, t.height, 0, 0};
+  for (std::uint32_t w = t.width, h = t.height;; w = std::max(1u, w / 2), h = std::max(1u, h / 2)) {
+    ++shape.levels;
+    shape.bytes += std::uint64_t{w} * h * 4;
+    if (w == 1 && h == 1) break;
+  }
+  return shape;
+}
+
+std::uint64_t Renderer::texture_bytes(std::uint32_t t) {
+  GpuTexture& g = textures_[t];
+  if (!g.sized) g.bytes = layer_shape(scene_->textures[t]).bytes, g.sized = true;
+  return g.bytes;
+}
+
+namespace {
+
+// The next mip level of RGBA8 pixels: each texel the mean of the 2x2 (or 2x1 at an odd edge) it
+// covers, rounded.
+void half_rgba8(const std::uint8_t* src, std::uint32_t w, std::uint32_t h, std::vector<std::uint8_t>& out) {
+  const std::uint32_t hw = std::max(1u, w / 2), hh = std::max(1u, h / 2);
+  out.resize(std::size_t{hw} * hh * 4);
+  for (std::uint32_t y = 0; y < hh; ++y) {
+    const std::uint32_t y0 = std::min(2 * y, h - 1), y1 = std::min(2 * y + 1, h - 1);
+    for (std::uint32_t x = 0; x < hw; ++x) {
+      const std::uint32_t x0 = std::min(2 * x, w - 1), x1 = std::min(2 * x + 1, w - 1);
+      for (int c = 0; c < 4; ++c) {
+        const unsigned sum = src[(std::size_t{y0} * w + x0) * 4 + c] + src[(std::size_t{y0} * w + x1) * 4 + c] +
+                             src[(std::size_t{y1} * w + x0) * 4 + c] + src[(std::size_t{y1} * w + x1) * 4 + c];
+        out[(std::size_t{y} * hw + x) * 4 + c] = static_cast<std::uint8_t>((sum + 2) / 4);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool Renderer::upload_layer(const TextureLayers::Array& array, std::uint32_t layer, const scene::Texture& t, bool count) {
+  using Format = scene::Texture::Format;
+  const LayerShape& shape = array.shape;
+  const auto z = static_cast<GLint>(layer);
+  if (shape.format != GL_RGBA8) {
     const std::size_t block = t.format == Format::bc1 ? 8 : 16;
-    glGenTextures(1, &g.id);
-    glBindTexture(GL_TEXTURE_2D, g.id);
-    int levels = 0;
     block_levels(t, block, [&](std::size_t level, std::uint32_t w, std::uint32_t h, std::size_t need) {
-      glCompressedTexImage2D(GL_TEXTURE_2D, static_cast<GLint>(level), format, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 0,
-                             static_cast<GLsizei>(need), t.levels[level].data());
-      ++levels;
+      if (level < shape.levels)
+        glCompressedTexSubImage3D(GL_TEXTURE_2D_ARRAY, static_cast<GLint>(level), 0, 0, z, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 1,
+                                  shape.format, static_cast<GLsizei>(need), t.levels[level].data());
     });
-    // Mips of compressed data cannot be generated: the levels stored are the chain (one may be all).
-    sampling(levels);
     textures_compressed_ += count;
-    return g;
+    return true;
   }
-  std::vector<std::uint8_t> decoded;
-  const std::vector<std::uint8_t>* pixels = nullptr;
-  if (t.format == Format::rgba8 && !t.levels.empty()) {
-    pixels = &t.levels[0];
-  } else if (blocks && !t.levels.empty()) {
+  std::vector<std::uint8_t> decoded, next;
+  const std::uint8_t* pixels = nullptr;
+  if (t.format == Format::rgba8) {
+    pixels = t.levels[0].data();
+  } else {
     decoded = scene::decode_blocks(t.format, t.width, t.height, t.levels[0]);
-    if (!decoded.empty()) pixels = &decoded, textures_decoded_here_ += count;
+    if (decoded.size() < std::size_t{t.width} * t.height * 4) return false;
+    pixels = decoded.data();
+    textures_decoded_here_ += count;
   }
-  if (pixels && t.width && t.height && pixels->size() >= std::size_t{t.width} * t.height * 4) {
-    glGenTextures(1, &g.id);
-    glBindTexture(GL_TEXTURE_2D, g.id);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(t.width), static_cast<GLsizei>(t.height), 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, pixels->data());
-    glGenerateMipmap(GL_TEXTURE_2D);
-    sampling(1000);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  // A texture array's mips cannot be generated for one layer: they are made here.
+  std::uint32_t w = t.width, h = t.height;
+  for (GLint level = 0;; ++level) {
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, level, 0, 0, z, static_cast<GLsizei>(w), static_cast<GLsizei>(h), 1, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    if (w == 1 && h == 1) break;
+    half_rgba8(pixels, w, h, next);
+    decoded.swap(next);
+    pixels = decoded.data();
+    w = std::max(1u, w / 2), h = std::max(1u, h / 2);
   }
-  return g;
+  return true;
+}
+
+bool Renderer::build_array(std::uint32_t a, std::uint32_t counted) {
+  TextureLayers::Array& array = layers_.arrays()[a];
+  if (array.gl) glDeleteTextures(1, &array.gl);
+  for (unsigned& bound : unit_bound_)
+    if (bound == array.gl) bound = 0;
+  glGenTextures(1, &array.gl);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, array.gl);
+  const LayerShape& shape = array.shape;
+  glTexStorage3D(GL_TEXTURE_2D_ARRAY, static_cast<GLsizei>(shape.levels), shape.format, static_cast<GLsizei>(shape.width),
+                 static_cast<GLsizei>(shape.height), static_cast<GLsizei>(array.layers.size()));
+  sampling(static_cast<int>(shape.levels));
+  bool counted_uploaded = true;
+  for (std::uint32_t layer = 0; layer < array.layers.size(); ++layer) {
+    const std::uint32_t t = array.layers[layer];
+    if (t == TextureLayers::kNone) continue;
+    const bool ok = upload_layer(array, layer, scene_->textures[t], t == counted);
+    if (t == counted) counted_uploaded = ok;
+    textures_[t].array = a;
+    textures_[t].layer = layer;
+  }
+  textures_dirty_ = true;
+  return counted_uploaded;
+}
+
+void Renderer::compact_layers() {
+  layers_.compact(rebuilt_scratch_, deleted_scratch_);
+  for (unsigned gl : deleted_scratch_) {
+    if (gl) glDeleteTextures(1, &gl);
+    for (unsigned& bound : unit_bound_)
+      if (bound == gl) bound = 0;
+  }
+  for (std::uint32_t a : rebuilt_scratch_) build_array(a, TextureLayers::kNone);
+  textures_dirty_ = true;
+}
+
+void Renderer::set_texture_units(int units) {
+  layers_.set_units(std::clamp(units, 0, kArrayUnits));
+  textures_dirty_ = true;
 }
 
 void Renderer::track_scene() {
@@ -473,7 +622,8 @@ void Renderer::replace_meshes(const std::vector<std::uint32_t>& ids) {
   if (!scene_) return;
   track_scene();
   // A delta may have given pixels to a texture that had none (scene::adopt_looks): look again.
-  for (GpuTexture& t : textures_) t.no_pixels = false;
+  for (GpuTexture& t : textures_) t.no_pixels = t.sized = false;
+  materials_dirty_ = true;
   // Uploaded again, with the textures that came with them, when a frame next draws them.
   for (std::uint32_t id : ids) {
     if (id >= meshes_.size()) continue;
@@ -489,28 +639,40 @@ void Renderer::release_mesh(GpuMesh& g) {
   g = {};
 }
 
+// Vertices (32 bytes) and their materials (4), the mesh's constants, the indices: as uploaded
+// where no vertex is shared across materials (upload_mesh holds what it really took).
 std::uint64_t Renderer::mesh_bytes(const scene::Mesh& m) const {
-  return std::uint64_t{m.positions.size()} * 32 + 8 + std::uint64_t{m.indices.size()} * 4;
+  return std::uint64_t{m.positions.size()} * 36 + 8 + std::uint64_t{m.indices.size()} * 4;
 }
 
+std::uint64_t Renderer::fixed_bytes() const { return static_bytes_ + instance_capacity_ + layers_.slack(); }
+
 void Renderer::let_go(std::vector<std::uint32_t>& items) {
+  bool layers_freed = false;
   for (std::uint32_t item : items) {
     if (item % 2 == 0) {
       release_mesh(meshes_[item / 2]);
-    } else if (GpuTexture& t = textures_[item / 2]; t.id) {
-      glDeleteTextures(1, &t.id);
-      t.id = 0;
+    } else if (GpuTexture& t = textures_[item / 2]; t.array != TextureLayers::kNone) {
+      layers_.free(t.array, t.layer);
+      t.array = TextureLayers::kNone;
+      layers_freed = true;
     }
   }
   items.clear();
+  // A free layer still takes its bytes: the arrays shrink to what they hold.
+  if (layers_freed) compact_layers();
+  residency_.set_fixed(fixed_bytes());
 }
 
 bool Renderer::ensure_mesh(std::size_t m) {
   if (residency_.held(mesh_item(m))) return true;
-  const std::uint64_t bytes = mesh_bytes(scene_->meshes[m]);
+  const scene::Mesh& mesh = scene_->meshes[m];
+  lay_out_mesh(mesh, scene_->materials, layout_scratch_);
+  const std::uint64_t bytes = layout_scratch_.vertices.size() * 4 + layout_scratch_.materials.size() * 4 + 8 +
+                              layout_scratch_.indices.size() * 4;
   if (!residency_.make_room(bytes, let_go_)) return false;
   let_go(let_go_);
-  meshes_[m] = upload_mesh(scene_->meshes[m]);
+  meshes_[m] = upload_mesh(mesh);
   residency_.hold(mesh_item(m), bytes);
   return true;
 }
@@ -518,21 +680,53 @@ bool Renderer::ensure_mesh(std::size_t m) {
 bool Renderer::ensure_texture(std::uint32_t t) {
   if (t >= textures_.size() || textures_[t].no_pixels || residency_.held(texture_item(t))) return true;
   GpuTexture& g = textures_[t];
-  const std::uint64_t bytes = texture_bytes(scene_->textures[t]);
-  g.no_pixels = bytes == 0;  // drawn in its material's colour
+  const LayerShape shape = layer_shape(scene_->textures[t]);
+  g.no_pixels = shape.format == 0;  // drawn in its material's colour
   if (g.no_pixels) return true;
-  if (!residency_.make_room(bytes, let_go_)) return false;
-  let_go(let_go_);
-  g.id = upload_texture(scene_->textures[t], !g.counted).id;
+  // Room for a free layer, or for an array grown (doubled where that fits, else by one layer).
+  // Letting go of others may shrink arrays of this shape: then planned again.
+  TextureLayers::Plan plan;
+  for (;;) {  // each round lets something go, or ends
+    plan = layers_.plan(shape, false);
+    if (!residency_.make_room(plan.bytes, let_go_)) {
+      plan = layers_.plan(shape, true);
+      if (!residency_.make_room(plan.bytes, let_go_)) return false;
+    }
+    if (let_go_.empty()) break;
+    let_go(let_go_);
+  }
+  bool rebuilt = false;
+  const std::uint32_t layer = layers_.place(plan, shape, t, rebuilt);
+  const std::uint32_t a = plan.array;
+  g.array = a;
+  g.layer = layer;
+  const bool first = !g.counted;
   g.counted = true;
-  g.no_pixels = g.id == 0;  // its blocks would not decode
-  if (g.id) residency_.hold(texture_item(t), bytes);
+  bool uploaded = true;
+  if (rebuilt) {
+    uploaded = build_array(a, first ? t : TextureLayers::kNone);  // uploads this one too
+  } else {
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, layers_.arrays()[a].gl);
+    uploaded = upload_layer(layers_.arrays()[a], layer, scene_->textures[t], first);
+  }
+  if (!uploaded) {  // its blocks would not decode: drawn white
+    layers_.free(a, layer);
+    g.array = TextureLayers::kNone;
+    g.no_pixels = true;
+    compact_layers();
+    residency_.set_fixed(fixed_bytes());
+    return true;
+  }
+  residency_.hold(texture_item(t), shape.bytes);
+  residency_.set_fixed(fixed_bytes());
+  textures_dirty_ = true;
   return true;
 }
 
 void Renderer::make_resident() {
   residency_.begin_frame();
-  residency_.set_fixed(static_bytes_ + instance_capacity_);
+  residency_.set_fixed(fixed_bytes());
   meshes_waiting_ = textures_waiting_ = 0;
   mesh_ready_.assign(meshes_.size(), 0);
   const auto texture_of = [&](const scene::Part& p) {
@@ -550,7 +744,7 @@ void Renderer::make_resident() {
     if (!plan_.mesh_count[m]) continue;
     std::uint64_t bytes = mesh_bytes(scene_->meshes[m]);
     for (const scene::Part& p : scene_->meshes[m].parts)
-      if (const std::uint32_t t = texture_of(p); t < textures_.size() && texture_frame_[t] != frame_) bytes += texture_bytes(scene_->textures[t]);
+      if (const std::uint32_t t = texture_of(p); t < textures_.size() && texture_frame_[t] != frame_) bytes += texture_bytes(t);
     if (wanted + bytes > room) {
       ++meshes_waiting_;
       continue;
@@ -577,40 +771,81 @@ void Renderer::make_resident() {
       if (!ensure_texture(texture_of(p))) ++textures_waiting_;
   }
   glBindVertexArray(0);
+  upload_tables();
 }
 
-Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
-  GpuMesh g;
-  g.parts = m.parts;
-  if (g.parts.empty()) g.parts.push_back({0, 0, static_cast<std::uint32_t>(m.indices.size())});
-  std::vector<float> interleaved;
-  interleaved.reserve(m.positions.size() * 8);
-  for (std::size_t i = 0; i < m.positions.size(); ++i) {
-    const glm::vec3 n = i < m.normals.size() ? m.normals[i] : glm::vec3(0, 1, 0);
-    const glm::vec2 uv = i < m.uvs.size() ? m.uvs[i] : glm::vec2(0.0f);
-    interleaved.insert(interleaved.end(), {m.positions[i].x, m.positions[i].y, m.positions[i].z, n.x, n.y, n.z, uv.x, uv.y});
+void Renderer::upload_tables() {
+  const auto upload = [](unsigned table, int unit, const std::vector<std::uint32_t>& rows) {
+    const std::size_t n = rows.size() / 4;
+    const GLsizei w = static_cast<GLsizei>(std::clamp<std::size_t>(n, 1, kTableWidth));
+    const GLsizei h = static_cast<GLsizei>(std::max<std::size_t>(1, (n + kTableWidth - 1) / kTableWidth));
+    std::vector<std::uint32_t> texels(static_cast<std::size_t>(w) * h * 4, 0xFFFFFFFFu);
+    std::copy(rows.begin(), rows.end(), texels.begin());
+    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));  // where it stays bound
+    glBindTexture(GL_TEXTURE_2D, table);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, w, h, 0, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texels.data());
+  };
+  std::vector<std::uint32_t> rows;
+  // A material names a texture of the texture table, or none (a number past it reads as none).
+  if (materials_dirty_ || material_rows_ != scene_->materials.size() || texture_rows_ != textures_.size()) {
+    rows.reserve(scene_->materials.size() * 4);
+    for (const scene::Material& m : scene_->materials) {
+      std::uint32_t cutoff;
+      std::memcpy(&cutoff, &m.alpha_cutoff, 4);
+      rows.insert(rows.end(), {m.color, static_cast<std::uint32_t>(m.alpha), cutoff, m.texture < textures_.size() ? m.texture : 0xFFFFFFFFu});
+    }
+    upload(material_table_, kMaterialTableUnit, rows);
+    material_rows_ = scene_->materials.size();
+    materials_dirty_ = false;
   }
-  // The mesh's constants (a_mesh) after its vertices, read once for all instances.
-  const std::size_t constants = interleaved.size() * sizeof(float);
-  interleaved.insert(interleaved.end(), {m.proxy ? kProxyMinPixels : 0.0f, std::max(m.bounds_max.y - m.bounds_min.y, 0.01f)});
+  if (textures_dirty_ || texture_rows_ != textures_.size()) {
+    rows.clear();
+    rows.reserve(textures_.size() * 4);
+    for (const GpuTexture& t : textures_) {
+      const int unit = t.array != TextureLayers::kNone ? layers_.arrays()[t.array].unit : 0;
+      rows.insert(rows.end(), {static_cast<std::uint32_t>(unit), t.layer, 0u, 0u});
+    }
+    upload(texture_table_, kTextureTableUnit, rows);
+    texture_rows_ = textures_.size();
+    textures_dirty_ = false;
+  }
+}
+
+// The mesh as laid out by ensure_mesh (layout_scratch_).
+Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
+  const MeshLayout& layout = layout_scratch_;
+  GpuMesh g;
+  g.parts = layout.parts;
+  g.runs = layout.runs;
+  // The mesh's constants (a_mesh) after its vertices, read once for all instances; then each
+  // vertex's material.
+  const std::size_t constants = layout.vertices.size() * sizeof(float);
+  const std::size_t materials = constants + 8;
+  const float mesh_constants[2] = {m.proxy ? kProxyMinPixels : 0.0f, std::max(m.bounds_max.y - m.bounds_min.y, 0.01f)};
   glGenVertexArrays(1, &g.vao);
   glBindVertexArray(g.vao);
   glGenBuffers(1, &g.vbo);
   glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(interleaved.size() * sizeof(float)), interleaved.data(), GL_STATIC_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(materials + layout.materials.size() * 4), nullptr, GL_STATIC_DRAW);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(constants), layout.vertices.data());
+  glBufferSubData(GL_ARRAY_BUFFER, static_cast<GLintptr>(constants), 8, mesh_constants);
+  glBufferSubData(GL_ARRAY_BUFFER, static_cast<GLintptr>(materials), static_cast<GLsizeiptr>(layout.materials.size() * 4), layout.materials.data());
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
   glEnableVertexAttribArray(1);
   glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
   glEnableVertexAttribArray(2);
   glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
+  glEnableVertexAttribArray(3);
+  glVertexAttribIPointer(3, 1, GL_UNSIGNED_INT, 4, reinterpret_cast<void*>(materials));
   // A divisor no draw reaches: every instance reads the one value.
   glEnableVertexAttribArray(8);
   glVertexAttribPointer(8, 2, GL_FLOAT, GL_FALSE, 0, reinterpret_cast<void*>(constants));
   glVertexAttribDivisor(8, 1u << 30);
   glGenBuffers(1, &g.ibo);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
-  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(m.indices.size() * 4), m.indices.data(), GL_STATIC_DRAW);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(layout.indices.size() * 4), layout.indices.data(), GL_STATIC_DRAW);
   // Instance attributes come from the shared per-frame buffer (bound at draw time).
   glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
   for (GLuint a = 4; a <= 7; ++a) {
@@ -621,27 +856,75 @@ Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
   return g;
 }
 
-void Renderer::draw_part(std::size_t m, const scene::Part& part, bool ids) {
-  const scene::Material fallback;
-  const scene::Material& mat = part.material < scene_->materials.size() ? scene_->materials[part.material] : fallback;
-  const unsigned texture = mat.texture < textures_.size() && textures_[mat.texture].id ? textures_[mat.texture].id : white_texture_;
-  PartState& was = part_state_;
-  if (!was.known || was.texture != texture) glBindTexture(GL_TEXTURE_2D, texture);
-  if (!was.known || was.color != mat.color) glUniform4fv(part_uniforms_.color, 1, glm::value_ptr(unpack_rgba(mat.color)));
-  if (!was.known || was.alpha_mode != static_cast<int>(mat.alpha)) glUniform1i(part_uniforms_.alpha_mode, static_cast<int>(mat.alpha));
-  if (!was.known || was.cutoff != mat.alpha_cutoff) glUniform1f(part_uniforms_.cutoff, mat.alpha_cutoff);
-  const int cull = mat.two_sided ? 0 : 1;
-  if (!was.known || was.cull != cull) {
-    if (cull) glEnable(GL_CULL_FACE);
-    else glDisable(GL_CULL_FACE);
+void Renderer::set_cull(bool two_sided) {
+  const int cull = two_sided ? 0 : 1;
+  if (cull_ == cull) return;
+  if (cull) glEnable(GL_CULL_FACE);
+  else glDisable(GL_CULL_FACE);
+  cull_ = cull;
+}
+
+void Renderer::bind_arrays() {
+  for (const TextureLayers::Array& array : layers_.arrays()) {
+    if (!array.live || !array.unit || unit_bound_[static_cast<std::size_t>(array.unit)] == array.gl) continue;
+    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(array.unit));
+    glBindTexture(GL_TEXTURE_2D_ARRAY, array.gl);
+    unit_bound_[static_cast<std::size_t>(array.unit)] = array.gl;
   }
-  was = {texture, mat.color, static_cast<int>(mat.alpha), cull, mat.alpha_cutoff, true};
-  (void)ids;
-  glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(part.count), GL_UNSIGNED_INT,
-                          reinterpret_cast<void*>(std::uintptr_t{part.first} * 4), static_cast<GLsizei>(plan_.mesh_count[m]));
-  ++stats_.draw_calls;
-  ++stats_.parts_drawn;
-  if (texture != white_texture_) ++stats_.parts_textured;
+  glActiveTexture(GL_TEXTURE0);
+}
+
+void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
+  const GpuMesh& g = meshes_[m];
+  const auto count = static_cast<GLsizei>(plan_.mesh_count[m]);
+  const auto texture_of = [&](const scene::Part& p) -> const GpuTexture* {
+    if (p.material >= scene_->materials.size()) return nullptr;
+    const std::uint32_t t = scene_->materials[p.material].texture;
+    return t < textures_.size() && textures_[t].array != TextureLayers::kNone ? &textures_[t] : nullptr;
+  };
+  // In the id pass every part is drawn solid, blended ones too (so they can be clicked).
+  const auto in_pass = [&](bool blended) { return ids ? !blended_pass : blended == blended_pass; };
+  bool unitless = false;
+  for (const scene::Part& p : g.parts) {
+    const GpuTexture* t = texture_of(p);
+    unitless |= t && layers_.arrays()[t->array].unit == 0;
+    if (blended_pass) continue;  // counted in the first pass
+    ++stats_.parts_drawn;
+    if (t) ++stats_.parts_textured;
+  }
+  if (!unitless) {
+    for (const MeshRun& run : g.runs) {
+      if (!in_pass(run.blended)) continue;
+      set_cull(run.two_sided);
+      glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(run.count), GL_UNSIGNED_INT,
+                              reinterpret_cast<void*>(std::uintptr_t{run.first} * 4), count);
+      ++stats_.draw_calls;
+      ++stats_.model_draws;
+    }
+    return;
+  }
+  // A texture whose array found no unit (more shapes of texture in use than units): part by part,
+  // that array bound on the override unit for its part.
+  std::size_t part = 0;
+  for (const MeshRun& run : g.runs) {
+    for (std::uint32_t k = 0; k < run.parts; ++k, ++part) {
+      if (!in_pass(run.blended)) continue;
+      const scene::Part& p = g.parts[part];
+      const GpuTexture* t = texture_of(p);
+      const bool override = t && layers_.arrays()[t->array].unit == 0;
+      if (override) {
+        glActiveTexture(GL_TEXTURE0 + kOverrideUnit);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, layers_.arrays()[t->array].gl);
+        glUniform2i(u_override_, 1, static_cast<GLint>(t->layer));
+      }
+      set_cull(run.two_sided);
+      glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(p.count), GL_UNSIGNED_INT, reinterpret_cast<void*>(std::uintptr_t{p.first} * 4), count);
+      ++stats_.draw_calls;
+      ++stats_.model_draws;
+      if (override) glUniform2i(u_override_, 0, 0);
+    }
+  }
+  glActiveTexture(GL_TEXTURE0);
 }
 
 void Renderer::update_section(std::size_t index) {
@@ -715,11 +998,10 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glUniform1i(loc(instanced_program_, "u_mode"), mode);
     glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
     glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
-    glUniform1i(loc(instanced_program_, "u_texture"), 0);
     glUniform1f(loc(instanced_program_, "u_pixels_per_unit"), camera.projection[1][1] * 0.5f * static_cast<float>(viewport_h_));
-    glActiveTexture(GL_TEXTURE0);
     glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-    part_state_.known = false;  // other passes bind textures and set culling between frames
+    bind_arrays();
+    cull_ = -1;  // other passes set culling between frames
     // A mesh's vertex array keeps where its instances start: pointed again only when the plan
     // has moved its room (FramePlan), not every frame.
     auto bind_instances = [&](std::size_t m) {
@@ -732,32 +1014,24 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
       glVertexAttribIPointer(7, 1, GL_UNSIGNED_INT, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 48));
       g.instance_base = base;
     };
-    auto blended = [&](const scene::Part& p) {
-      return p.material < scene_->materials.size() && scene_->materials[p.material].alpha == scene::Material::Alpha::blend;
-    };
-    // Opaque and masked parts first; blended ones after them, without writing depth (in the id
+    // Opaque and masked runs first; blended ones after them, without writing depth (in the id
     // pass they are solid, so they can be clicked).
     bool any_blended = false;
     for (std::size_t m = 0; m < meshes_.size(); ++m) {
       if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
       bind_instances(m);
-      for (const scene::Part& part : meshes_[m].parts) {
-        if (!ids && blended(part)) {
-          any_blended = true;
-          continue;
-        }
-        draw_part(m, part, ids);
-      }
+      draw_mesh(m, false, ids);
+      for (const MeshRun& run : meshes_[m].runs) any_blended |= run.blended;
     }
-    if (any_blended) {
+    if (any_blended && !ids) {
       glEnable(GL_BLEND);
       glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
       glDepthMask(GL_FALSE);
       for (std::size_t m = 0; m < meshes_.size(); ++m) {
         if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
+        if (std::none_of(meshes_[m].runs.begin(), meshes_[m].runs.end(), [](const MeshRun& r) { return r.blended; })) continue;
         bind_instances(m);
-        for (const scene::Part& part : meshes_[m].parts)
-          if (blended(part)) draw_part(m, part, ids);
+        draw_mesh(m, true, ids);
       }
       glDepthMask(GL_TRUE);
       glDisable(GL_BLEND);
@@ -818,11 +1092,13 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_.sections_total = scene_ ? static_cast<std::uint32_t>(scene_->sections.size()) : 0;
   stats_.meshes_drawn = plan_.meshes_drawn;
   // Counted apart from the ledger, so that a ledger gone wrong shows.
-  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + residency_.held_bytes();
+  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + layers_.slack() + residency_.held_bytes();
   stats_.gpu_budget = residency_.budget();
   stats_.gpu_held = residency_.held_bytes();
   stats_.gpu_released = residency_.released();
   stats_.meshes_waiting = meshes_waiting_;
+  stats_.texture_arrays = static_cast<std::uint32_t>(
+      std::count_if(layers_.arrays().begin(), layers_.arrays().end(), [](const TextureLayers::Array& a) { return a.live; }));
   stats_.textures_waiting = textures_waiting_;
   stats_.draw_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 }

@@ -10,7 +10,9 @@
 
 #include "render/camera.hpp"
 #include "render/frame_plan.hpp"
+#include "render/mesh_layout.hpp"
 #include "render/residency.hpp"
+#include "render/texture_layers.hpp"
 #include "scene/scene.hpp"
 
 namespace sceneria {
@@ -22,8 +24,12 @@ struct FrameStats {
   std::uint32_t sections_drawn = 0;
   std::uint32_t sections_total = 0;
   std::uint32_t meshes_drawn = 0;
-  std::uint32_t parts_drawn = 0;  // instanced draws: one per material part of each drawn mesh
+  std::uint32_t parts_drawn = 0;  // material parts of the drawn meshes, over their visible instances
   std::uint32_t parts_textured = 0;  // of those, the ones drawn with their texture's pixels
+  // Instanced draws: one per run of a mesh's parts drawn with the same state (MeshLayout), and
+  // one per part whose texture's array found no free texture unit.
+  std::uint32_t model_draws = 0;
+  std::uint32_t texture_arrays = 0;  // arrays holding the resident textures (TextureLayers)
   // GPU memory this renderer holds now (static geometry, the instance buffer, the meshes and
   // textures resident), its budget, and what the budget made it do: meshes and textures let go
   // since the scene was set, and those this frame wanted but found no room for (a mesh left out,
@@ -68,6 +74,9 @@ class Renderer {
   // when the camera returns). init() sizes it from the context's limits (kDefaultGpuBudget).
   void set_gpu_budget(std::uint64_t bytes) { residency_.set_budget(bytes); }
   std::uint64_t gpu_budget() const { return residency_.budget(); }
+  // Texture units holding texture arrays, 0..12 (12 by default): arrays beyond them are drawn part
+  // by part (how a scene with more shapes of texture than units is drawn; tests use fewer units).
+  void set_texture_units(int units);
   void set_highlight(std::uint32_t object) { highlight_ = object; }
   // Leaves objects [first, first + count) out (count 0: none): "hide this", and how tests prove
   // an object is what covers its pixels.
@@ -101,7 +110,8 @@ class Renderer {
   struct GpuMesh {
     unsigned vao = 0, vbo = 0, ibo = 0;
     std::size_t instance_base = SIZE_MAX;  // where its instance attributes point in the instance buffer
-    std::vector<scene::Part> parts;  // one draw each, over all visible instances
+    std::vector<scene::Part> parts;  // as laid out (MeshLayout): ranges of its index buffer
+    std::vector<MeshRun> runs;       // one draw each, over all visible instances
   };
   void release_scene();
   void draw_scene(const CameraMatrices& camera, bool ids);
@@ -109,9 +119,12 @@ class Renderer {
   void build_grid();
   void upload_batches(std::size_t section);
   struct GpuTexture {
-    unsigned id = 0;      // 0 while not resident (or it has no pixels: drawn white)
+    std::uint32_t array = TextureLayers::kNone;  // kNone while not resident (or it has no pixels: drawn white)
+    std::uint32_t layer = 0;
     bool counted = false; // in textures_compressed_ / textures_decoded_here_ (the first upload)
     bool no_pixels = false;  // nothing to upload: drawn white (its material's colour)
+    bool sized = false;      // `bytes` worked out (texture_bytes)
+    std::uint64_t bytes = 0;
   };
   void track_scene();  // per-mesh and per-texture slots for what the scene has now
   // Uploads what this frame's plan draws and the ledger lets in; marks it used.
@@ -119,31 +132,43 @@ class Renderer {
   bool ensure_mesh(std::size_t mesh);
   bool ensure_texture(std::uint32_t texture);
   void let_go(std::vector<std::uint32_t>& items);
+  // What counts against the budget outside the ledger: static batches, the instance buffer and
+  // the arrays' free layers.
+  std::uint64_t fixed_bytes() const;
   static std::uint32_t mesh_item(std::size_t m) { return static_cast<std::uint32_t>(2 * m); }
   static std::uint32_t texture_item(std::size_t t) { return static_cast<std::uint32_t>(2 * t + 1); }
   std::uint64_t mesh_bytes(const scene::Mesh& mesh) const;
-  std::uint64_t texture_bytes(const scene::Texture& texture) const;  // 0: nothing to upload
+  std::uint64_t texture_bytes(std::uint32_t texture);  // its layer's (0: nothing to upload), worked out once
   GpuMesh upload_mesh(const scene::Mesh& mesh);
   void release_mesh(GpuMesh& mesh);
-  GpuTexture upload_texture(const scene::Texture& texture, bool count);
+  // A texture's layer shape as this context stores it (format 0: nothing to upload).
+  LayerShape layer_shape(const scene::Texture& texture) const;
+  // Makes array `a`'s storage anew at its capacity and uploads every texture it holds, counting
+  // `counted` (its first upload) in the stats. False if that one's blocks would not decode.
+  bool build_array(std::uint32_t a, std::uint32_t counted);
+  // Uploads a texture's pixels into its layer (the array bound on unit 0). False if its blocks
+  // would not decode.
+  bool upload_layer(const TextureLayers::Array& array, std::uint32_t layer, const scene::Texture& texture, bool count);
+  void compact_layers();        // after textures were let go: their bytes given back
+  void upload_tables();         // the material and texture tables, where they changed
+  void bind_arrays();           // each array with a unit on it
   bool s3tc_ = false;
   std::uint32_t textures_compressed_ = 0, textures_decoded_here_ = 0;
   std::uint64_t meshes_uploaded_ = 0;
-  // One part of a mesh over its visible instances, with its material's state.
-  void draw_part(std::size_t mesh, const scene::Part& part, bool ids);
-  // The instanced program's per-part uniforms, looked up once (a lookup is a call with a string
-  // per use), and the part state last set in this pass: a part whose material sets what is
-  // already set costs only its draw (hundreds of parts a frame at scale).
-  struct PartUniforms {
-    int color = -1, alpha_mode = -1, cutoff = -1;
-  } part_uniforms_;
-  struct PartState {
-    unsigned texture = 0;
-    std::uint32_t color = 0;
-    int alpha_mode = -1, cull = -1;
-    float cutoff = -1.0f;
-    bool known = false;
-  } part_state_;
+  // A mesh's runs of one pass over its visible instances; part by part where a part's texture is
+  // in an array without a unit (bound on the override unit for its draw).
+  void draw_mesh(std::size_t mesh, bool blended_pass, bool ids);
+  void set_cull(bool two_sided);
+  int cull_ = -1;               // GL_CULL_FACE as last set in this pass (-1: unknown)
+  int u_override_ = -1;         // the instanced program's override uniform, looked up once
+  TextureLayers layers_;
+  std::vector<unsigned> unit_bound_;  // per unit: the array bound there
+  std::vector<std::uint32_t> rebuilt_scratch_;
+  std::vector<unsigned> deleted_scratch_;
+  unsigned material_table_ = 0, texture_table_ = 0;
+  bool materials_dirty_ = true, textures_dirty_ = true;
+  std::size_t material_rows_ = 0, texture_rows_ = 0;  // in the tables as last uploaded
+  MeshLayout layout_scratch_;
 
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
   unsigned sky_vao_ = 0;
@@ -165,7 +190,6 @@ class Renderer {
   std::uint64_t frame_ = 0;
   Residency residency_;
   std::uint32_t meshes_waiting_ = 0, textures_waiting_ = 0;
-  unsigned white_texture_ = 0;      // bound for untextured materials
   FramePlan plan_;
   PlanSettings settings_;
   std::uint32_t highlight_ = scene::kNoObject;

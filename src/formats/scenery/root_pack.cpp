@@ -295,7 +295,8 @@ class ReadAhead {
   void queue(std::string path, std::vector<std::uint8_t> bytes) {
     {
       std::lock_guard lock(state_->mutex);
-      state_->jobs.push_back(Job{std::move(path), std::move(bytes), std::nullopt, false, false});
+      const std::size_t size = bytes.size();
+      state_->jobs.push_back(Job{std::move(path), std::move(bytes), size, std::nullopt, false, false});
     }
     if (!tried_) {
       tried_ = true;
@@ -325,7 +326,7 @@ class ReadAhead {
       }
     }
     Read out;
-    out.size = it->bytes.size();
+    out.size = it->size;
     if (!it->started) s.read(lock, it);
     while (!it->read) {
       auto next = std::find_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return !j.started; });
@@ -340,7 +341,8 @@ class ReadAhead {
  private:
   struct Job {
     std::string path;
-    std::vector<std::uint8_t> bytes;  // kept until taken: the size is reported then
+    std::vector<std::uint8_t> bytes;  // let go once read
+    std::size_t size = 0;             // reported when taken
     std::optional<Interpreted> read;
     bool started = false;
     bool dropped = false;
@@ -382,8 +384,12 @@ class ReadAhead {
         done.notify_all();
         return false;
       }
-      if (job->dropped) jobs.erase(job);
-      else job->read = std::move(in);
+      if (job->dropped) {
+        jobs.erase(job);
+      } else {
+        job->read = std::move(in);
+        std::vector<std::uint8_t>().swap(job->bytes);
+      }
       done.notify_all();
       return true;
     }

@@ -59,6 +59,7 @@ class WebViewer {
     renderer_.settings().model_distance = models;
   }
   void set_gpu_budget(std::uint64_t bytes) { renderer_.set_gpu_budget(bytes); }
+  void set_texture_units(int units) { renderer_.set_texture_units(units); }
   const scene::Scene* scene() const { return scene_.get(); }
   // The object under a canvas pixel, or scene::kNoObject; highlights it.
   std::uint32_t pick(int x, int y);

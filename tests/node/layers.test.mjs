@@ -88,8 +88,11 @@ test('only src/formats/ and the registry include a format\'s folder', () => {
 
 // Formats declare what hosts show (choices, writers, asset folders); the hosts and the
 // format-blind core name none of them outside comments and tests.
+// A format's name, not the tail of a word: GL's glTexSubImage3D names no format.
+const namedFormat = /skin_set|smoothing|group_shown|(?<![a-z])(?:b3d|e3d)|xray|eu7b/i;
+
 test('the hosts and the format-blind core name no format', () => {
-  const named = /skin_set|smoothing|group_shown|b3d|xray|e3d|eu7b/i;
+  const named = namedFormat;
   const wrong = [];
   const scanned = [
     ...files(join(root, 'web'), /\.(js|mjs|html)$/), ...files(join(root, 'api'), /\.(mjs|ts)$/),
@@ -104,6 +107,13 @@ test('the hosts and the format-blind core name no format', () => {
     });
   }
   assert.deepEqual(wrong, []);
+});
+
+test('the format-name check tells a format from the tail of a GL name', () => {
+  for (const line of ['read_e3d(bytes)', 'E3D', '"b3d"', 'formats::e3d::x', 'isXray', 'eu7b_reader'])
+    assert.ok(namedFormat.test(line), line);
+  for (const line of ['glTexSubImage3D(GL_TEXTURE_2D_ARRAY', 'glTexStorage3D(', 'glCompressedTexSubImage3D(', 'glTexImage3D'])
+    assert.ok(!namedFormat.test(line), line);
 });
 
 test('the comment stripper keeps code and strings and drops comments', () => {

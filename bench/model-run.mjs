@@ -5,8 +5,10 @@
 // which is the code a page runs once its functions are hot or come from Chrome's code cache.
 // The last row is operator new/delete alone, what every reader's records cost. Each step is the
 // best of R runs; the samples are small (microseconds), so R = 100 shows the code a page runs
-// after its first few files, R = 10 mostly how soon V8 tiers up.
-//   node bench/model-run.mjs [--samples DIR] [--repeat R] [--rounds N]   (after scripts/build native and wasm)
+// after its first few files, R = 10 mostly how soon V8 tiers up. Each step first runs untimed for
+// W ms (250 unless told; 0 for none), in every build: the code a page runs once it has opened a
+// few files, which V8 may still be compiling when the first R runs of a large function end.
+//   node bench/model-run.mjs [--samples DIR] [--repeat R] [--rounds N] [--warmup W]   (after scripts/build native and wasm)
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -16,7 +18,7 @@ const arg = (name, fallback) => {
 };
 const samples = arg('samples', process.env.SCENERIA_SAMPLES || '../shared/samples');
 const args = ['--dir', join(samples, 'maszyna/models'), '--b3d', join(samples, 'hardtruck'), '--xray', join(samples, 'xray'),
-              '--repeat', arg('repeat', '5')];
+              '--repeat', arg('repeat', '5'), '--warmup', arg('warmup', '250')];
 const run = (cmd, a) => JSON.parse(execFileSync(cmd, a, { maxBuffer: 1 << 20 }).toString().trim().split('\n').pop());
 // Alternately, N rounds (2 unless told): the machine's noise falls on all three.
 const native = [], wasm = [], optimized = [];

@@ -5,11 +5,11 @@
 //   - what had been fetched of the scenery when the first model drawn with its texture went on
 //     screen (bytes, share of the file, Range requests; the model and texture files apart);
 //   - from one camera, once every model in view has loaded: the frame's CPU time (the renderer's
-//     CPU time for the whole frame, median of 15, each after the GPU finished the one before; five
+//     CPU time for the whole frame, median of 15, each after the GPU finished the one before; nine
 //     rounds, the two pages in turn) against the same scenery opened where no model file
 //     is found (every instance a proxy box), and the instanced draws (one per run of a mesh's
 //     parts) against the (mesh, material) pairs drawn — the rest is the static scene's, the same in both.
-//   node bench/models-scale-run.mjs [--instances 100000,1000000] [--dir DIR]   (after both builds)
+//   node bench/models-scale-run.mjs [--instances 100000,1000000] [--dir DIR] [--rounds N]   (after both builds)
 // --dir keeps the generated folders and reuses them.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
@@ -24,6 +24,7 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const sizes = arg('instances', '100000,1000000').split(',').filter(Boolean).map(Number);
+const roundCount = Math.max(1, Number(arg('rounds', '9')));
 const dir = arg('dir', null) ?? mkdtempSync(join(tmpdir(), 'sceneria-models-scale-'));
 mkdirSync(dir, { recursive: true });
 
@@ -103,12 +104,13 @@ for (const n of sizes) {
   await settleAt(withModels.page, true);
   const loaded = await withModels.page.evaluate(() => window.sceneria.models);
   // The same file where no model file is found: proxy boxes, the same camera. Both pages stay
-  // open and are timed in turn, five rounds (the machine's load drifts over minutes): each
-  // side's median of its rounds' medians.
+  // open and are timed in turn, nine rounds (the machine's load drifts over minutes): each
+  // side's median of its rounds' medians, and the median of the rounds' own ratios (a round's
+  // two pages are timed a second apart, so drift between rounds cancels in its ratio).
   const boxes = await open(`http://127.0.0.1:8171/alone${n}/scenery/bench.eu7`);
   await settleAt(boxes.page, false);
   const rounds = { models: [], proxies: [] };
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < roundCount; round++) {
     rounds.models.push(await frame(withModels.page));
     rounds.proxies.push(await frame(boxes.page));
   }
@@ -117,9 +119,12 @@ for (const n of sizes) {
   models.planMs = middle(rounds.models.map((r) => ({ drawMs: r.planMs }))).drawMs;
   proxies.planMs = middle(rounds.proxies.map((r) => ({ drawMs: r.planMs }))).drawMs;
   console.log(`rounds (models / boxes, ms): ${rounds.models.map((m, i) => `${m.drawMs.toFixed(2)} / ${rounds.proxies[i].drawMs.toFixed(2)}`).join(', ')}`);
+  const ratios = rounds.models.map((m, i) => m.drawMs / rounds.proxies[i].drawMs).sort((a, b) => a - b);
+  const roundRatio = ratios[ratios.length >> 1];
+  console.log(`rounds' ratios, sorted: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
   await withModels.page.close();
   await boxes.page.close();
-  rows.push({ n, size, first, firstMs, models, proxies, loaded });
+  rows.push({ n, size, first, firstMs, models, proxies, loaded, roundRatio });
 }
 await browser.close();
 server.kill();
@@ -133,12 +138,12 @@ for (const r of rows)
               `${(r.first.bytes / 1e6).toFixed(2)} MB (${(100 * r.first.bytes / r.size).toFixed(2)} %) | ${r.first.requests} | ` +
               `${r.first.modelRequests} files, ${(r.first.modelBytes / 1e6).toFixed(2)} MB |`);
 console.log('\nOne camera, every model in view loaded, against the same scenery with proxy boxes:\n');
-console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | cull + pack (models / boxes) | draw calls | instanced draws | (mesh, material) pairs drawn | textured | texture arrays | other draws (models / boxes) | triangles | models loaded | GPU memory |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | rounds\' ratio | cull + pack (models / boxes) | draw calls | instanced draws | (mesh, material) pairs drawn | textured | texture arrays | other draws (models / boxes) | triangles | models loaded | GPU memory |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const m = r.models, p = r.proxies;
   console.log(`| ${r.n.toLocaleString('en-US')} | ${m.instances.toLocaleString('en-US')} / ${p.instances.toLocaleString('en-US')} | ` +
-              `${m.drawMs.toFixed(2)} ms | ${p.drawMs.toFixed(2)} ms | ${(m.drawMs / p.drawMs).toFixed(2)}× | ` +
+              `${m.drawMs.toFixed(2)} ms | ${p.drawMs.toFixed(2)} ms | ${(m.drawMs / p.drawMs).toFixed(2)}× | ${r.roundRatio.toFixed(2)}× | ` +
               `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.modelDraws} | ${m.parts} | ${m.textured} | ${m.arrays} | ` +
               `${m.drawCalls - m.modelDraws} / ${p.drawCalls - p.modelDraws} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
               `${(m.gpuBytes / 1048576).toFixed(0)} of ${(m.gpuBudget / 1048576).toFixed(0)} MB |`);

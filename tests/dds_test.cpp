@@ -140,6 +140,30 @@ TEST(Dds, UncompressedPixelsAreReadByTheirMasksWithTheirMips) {
   EXPECT_EQ(to_texture(*im2, argb, "t").levels[0], (std::vector<std::uint8_t>{0xCC, 0x44, 0xFF, 0x88}));
 }
 
+TEST(Dds, EachFourCCNamesItsBlocksAndWhatTheEngineLoads) {
+  // DXT2 and DXT4 (premultiplied alpha) decode as DXT3 and DXT5 but the engine's load_DDS takes
+  // DXT1, DXT3 and DXT5 only; a FourCC differing in its last letter's case is none of them.
+  using F = scene::Texture::Format;
+  struct Case {
+    const char* cc;
+    F format;
+    bool engine;
+  };
+  for (const Case& c : {Case{"DXT1", F::bc1, true}, Case{"DXT2", F::bc2, false}, Case{"DXT3", F::bc2, true},
+                        Case{"DXT4", F::bc3, false}, Case{"DXT5", F::bc3, true}}) {
+    SCOPED_TRACE(c.cc);
+    const auto file = make_dds(4, 4, c.cc, 0, std::vector<std::uint8_t>(16));
+    auto im = read_image(file);
+    ASSERT_TRUE(im.ok()) << im.error().describe();
+    EXPECT_EQ(im->format, c.format);
+    EXPECT_EQ(im->fourcc, c.cc);
+    EXPECT_EQ(im->engine_supported, c.engine);
+  }
+  auto lower = read_image(make_dds(4, 4, "DXt1", 0, std::vector<std::uint8_t>(16)));
+  ASSERT_FALSE(lower.ok());
+  EXPECT_NE(lower.error().describe().find("FourCC \"DXt1\""), std::string::npos) << lower.error().describe();
+}
+
 TEST(Dds, BrokenFilesAreRefusedWithWhatAndWhere) {
   struct Case {
     std::vector<std::uint8_t> bytes;

@@ -572,11 +572,18 @@ bool Renderer::upload_layer(const TextureLayers::Array& array, std::uint32_t lay
   return true;
 }
 
+// A GL texture array deleted, and forgotten by the units that had it bound (a name GL hands out
+// again must not look bound already).
+void Renderer::delete_array(unsigned gl) {
+  if (!gl) return;
+  glDeleteTextures(1, &gl);
+  for (unsigned& bound : unit_bound_)
+    if (bound == gl) bound = 0;
+}
+
 bool Renderer::build_array(std::uint32_t a, std::uint32_t counted) {
   TextureLayers::Array& array = layers_.arrays()[a];
-  if (array.gl) glDeleteTextures(1, &array.gl);
-  for (unsigned& bound : unit_bound_)
-    if (bound == array.gl) bound = 0;
+  delete_array(array.gl);
   glGenTextures(1, &array.gl);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D_ARRAY, array.gl);
@@ -599,11 +606,7 @@ bool Renderer::build_array(std::uint32_t a, std::uint32_t counted) {
 
 void Renderer::compact_layers() {
   layers_.compact(rebuilt_scratch_, deleted_scratch_);
-  for (unsigned gl : deleted_scratch_) {
-    if (gl) glDeleteTextures(1, &gl);
-    for (unsigned& bound : unit_bound_)
-      if (bound == gl) bound = 0;
-  }
+  for (unsigned gl : deleted_scratch_) delete_array(gl);
   for (std::uint32_t a : rebuilt_scratch_) build_array(a, TextureLayers::kNone);
   textures_dirty_ = true;
 }

@@ -146,6 +146,7 @@ class Renderer {
   // Makes array `a`'s storage anew at its capacity and uploads every texture it holds, counting
   // `counted` (its first upload) in the stats. False if that one's blocks would not decode.
   bool build_array(std::uint32_t a, std::uint32_t counted);
+  void delete_array(unsigned gl);
   // Uploads a texture's pixels into its layer (the array bound on unit 0). False if its blocks
   // would not decode.
   bool upload_layer(const TextureLayers::Array& array, std::uint32_t layer, const scene::Texture& texture, bool count);

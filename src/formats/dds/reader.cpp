@@ -20,6 +20,12 @@ std::uint32_t u32(std::span<const std::uint8_t> b, std::size_t at) {
   return v;
 }
 
+// A FourCC as the little-endian word the file stores.
+constexpr std::uint32_t code(const char (&s)[5]) {
+  return std::uint32_t{std::uint8_t(s[0])} | std::uint32_t{std::uint8_t(s[1])} << 8 | std::uint32_t{std::uint8_t(s[2])} << 16 |
+         std::uint32_t{std::uint8_t(s[3])} << 24;
+}
+
 std::uint64_t level_bytes(const Image& im, std::uint32_t w, std::uint32_t h) {
   if (im.format == Format::bc1 || im.format == Format::bc2 || im.format == Format::bc3)
     return std::uint64_t{std::max(1u, (w + 3) / 4)} * std::max(1u, (h + 3) / 4) * (im.format == Format::bc1 ? 8 : 16);
@@ -49,13 +55,17 @@ Result<Image> read_image(std::span<const std::uint8_t> b) {
     return Error{Errc::bad_value, 12, fmt::format("texture of {}x{} pixels (1 to {} a side)", im.width, im.height, kMaxSide)};
   if (im.caps[1] & 0x200000) return Error{Errc::bad_value, 112, "a volume texture (only 2D textures are read)"};
   std::uint64_t data = 128;
+  // The FourCC compared as one word: string comparisons are calls in WebAssembly (libc++'s
+  // strlen and compare), and were a third of reading a header there.
+  bool engine_fourcc = false;
   if (im.pf_flags & kFourCC) {
-    const char* cc = reinterpret_cast<const char*>(b.data() + 84);
-    im.fourcc.assign(cc, 4);
-    if (im.fourcc == "DXT1") im.format = Format::bc1;
-    else if (im.fourcc == "DXT2" || im.fourcc == "DXT3") im.format = Format::bc2;
-    else if (im.fourcc == "DXT4" || im.fourcc == "DXT5") im.format = Format::bc3;
-    else if (im.fourcc == "DX10") {
+    const std::uint32_t cc = u32(b, 84);
+    im.fourcc.assign(reinterpret_cast<const char*>(b.data() + 84), 4);
+    engine_fourcc = cc == code("DXT1") || cc == code("DXT3") || cc == code("DXT5");
+    if (cc == code("DXT1")) im.format = Format::bc1;
+    else if (cc == code("DXT2") || cc == code("DXT3")) im.format = Format::bc2;
+    else if (cc == code("DXT4") || cc == code("DXT5")) im.format = Format::bc3;
+    else if (cc == code("DX10")) {
       if (b.size() < 148) return Error{Errc::truncated, 128, "the DX10 header is cut short"};
       im.dxgi_format = u32(b, 128);
       data = 148;
@@ -105,7 +115,7 @@ Result<Image> read_image(std::span<const std::uint8_t> b) {
     w = std::max(1u, w / 2), h = std::max(1u, h / 2);
   }
   im.data_bytes = b.size() - data;
-  im.engine_supported = (im.fourcc == "DXT1" || im.fourcc == "DXT3" || im.fourcc == "DXT5") && !((im.flags & kMipMapCount) && im.mip_map_count == 0);
+  im.engine_supported = engine_fourcc && !((im.flags & kMipMapCount) && im.mip_map_count == 0);
   return im;
 }
 

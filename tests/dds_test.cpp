@@ -142,7 +142,7 @@ TEST(Dds, UncompressedPixelsAreReadByTheirMasksWithTheirMips) {
 
 TEST(Dds, EachFourCCNamesItsBlocksAndWhatTheEngineLoads) {
   // DXT2 and DXT4 (premultiplied alpha) decode as DXT3 and DXT5 but the engine's load_DDS takes
-  // DXT1, DXT3 and DXT5 only; a FourCC differing in its last letter's case is none of them.
+  // DXT1, DXT3 and DXT5 only; a FourCC differing in a letter's case is none of them.
   using F = scene::Texture::Format;
   struct Case {
     const char* cc;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/fourcc.hpp"
 #include "formats/dds/dds.hpp"
 
 namespace sceneria::dds {
@@ -18,12 +19,6 @@ std::uint32_t u32(std::span<const std::uint8_t> b, std::size_t at) {
   std::uint32_t v;
   std::memcpy(&v, b.data() + at, 4);
   return v;
-}
-
-// A FourCC as the little-endian word the file stores.
-constexpr std::uint32_t code(const char (&s)[5]) {
-  return std::uint32_t{std::uint8_t(s[0])} | std::uint32_t{std::uint8_t(s[1])} << 8 | std::uint32_t{std::uint8_t(s[2])} << 16 |
-         std::uint32_t{std::uint8_t(s[3])} << 24;
 }
 
 std::uint64_t level_bytes(const Image& im, std::uint32_t w, std::uint32_t h) {
@@ -55,17 +50,17 @@ Result<Image> read_image(std::span<const std::uint8_t> b) {
     return Error{Errc::bad_value, 12, fmt::format("texture of {}x{} pixels (1 to {} a side)", im.width, im.height, kMaxSide)};
   if (im.caps[1] & 0x200000) return Error{Errc::bad_value, 112, "a volume texture (only 2D textures are read)"};
   std::uint64_t data = 128;
-  // The FourCC compared as one word: string comparisons are calls in WebAssembly (libc++'s
-  // strlen and compare), and were a third of reading a header there.
+  // The FourCC compared as one word: string comparisons (libc++'s strlen and compare) were a
+  // third of reading a header in WebAssembly.
   bool engine_fourcc = false;
   if (im.pf_flags & kFourCC) {
     const std::uint32_t cc = u32(b, 84);
     im.fourcc.assign(reinterpret_cast<const char*>(b.data() + 84), 4);
-    engine_fourcc = cc == code("DXT1") || cc == code("DXT3") || cc == code("DXT5");
-    if (cc == code("DXT1")) im.format = Format::bc1;
-    else if (cc == code("DXT2") || cc == code("DXT3")) im.format = Format::bc2;
-    else if (cc == code("DXT4") || cc == code("DXT5")) im.format = Format::bc3;
-    else if (cc == code("DX10")) {
+    engine_fourcc = cc == fourcc('D', 'X', 'T', '1') || cc == fourcc('D', 'X', 'T', '3') || cc == fourcc('D', 'X', 'T', '5');
+    if (cc == fourcc('D', 'X', 'T', '1')) im.format = Format::bc1;
+    else if (cc == fourcc('D', 'X', 'T', '2') || cc == fourcc('D', 'X', 'T', '3')) im.format = Format::bc2;
+    else if (cc == fourcc('D', 'X', 'T', '4') || cc == fourcc('D', 'X', 'T', '5')) im.format = Format::bc3;
+    else if (cc == fourcc('D', 'X', '1', '0')) {
       if (b.size() < 148) return Error{Errc::truncated, 128, "the DX10 header is cut short"};
       im.dxgi_format = u32(b, 128);
       data = 148;

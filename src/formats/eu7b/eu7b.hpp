@@ -7,17 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/fourcc.hpp"
 #include "core/string_table.hpp"
 #include "formats/eu7b/records.hpp"
 
 namespace sceneria::eu7b {
 
-constexpr std::uint32_t fourcc(char a, char b, char c, char d) {
-  return static_cast<std::uint32_t>(static_cast<std::uint8_t>(a)) |
-         static_cast<std::uint32_t>(static_cast<std::uint8_t>(b)) << 8 |
-         static_cast<std::uint32_t>(static_cast<std::uint8_t>(c)) << 16 |
-         static_cast<std::uint32_t>(static_cast<std::uint8_t>(d)) << 24;
-}
+using sceneria::fourcc;
 
 namespace chunk {
 constexpr std::uint32_t STRS = fourcc('S', 'T', 'R', 'S');

@@ -33,10 +33,15 @@ void prepare(const scene::Scene& scene, PreparedScene& out);
 // Re-prepares one section after streaming changed it (it may be new: the last index + 1).
 void prepare_section(const scene::Scene& scene, std::size_t section, PreparedScene& out);
 
-struct InstanceGpu {  // 52 bytes: three rows of a 3x4 matrix (translation camera-relative), object id
+// 64 bytes, four texels of the renderer's instance texture (read by the vertex shader at the
+// draw's first instance + gl_InstanceID: WebGL2 has no base instance): three rows of a 3x4
+// matrix (translation camera-relative), the object id, three words unused.
+struct InstanceGpu {
   glm::vec4 rows[3];
   std::uint32_t object;
+  std::uint32_t unused[3];
 };
+static_assert(sizeof(InstanceGpu) == 64);
 
 // Instances are grouped by mesh: mesh m's visible ones at [mesh_first[m], + mesh_count[m]) of
 // `instances`, in a room of mesh_room[m] slots that stays where it is from frame to frame while

@@ -41,7 +41,12 @@ async function drawnBox(page) {
         x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
       }
     }
-  return { ...size, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+  // What the frame drew and whether GL said anything meanwhile: a box that is empty says why.
+  const stats = await page.evaluate(() => {
+    const s = window.sceneria.viewer.stats();
+    return { meshesDrawn: s.meshesDrawn, modelDraws: s.modelDraws, modelCalls: s.modelCalls, glError: s.glError, contextLost: s.contextLost };
+  });
+  return { ...size, width: x1 - x0 + 1, height: y1 - y0 + 1, stats };
 }
 
 async function openModel(page, rel) {
@@ -143,7 +148,8 @@ for (const [width, height] of [[1400, 860], [900, 700]]) {
         await openModel(page, rel);
         const box = await drawnBox(page);
         // The limiting side fills most of the view (kabina_a filled 140 of 980 px before).
-        expect(Math.max(box.width / box.w, box.height / box.h), rel).toBeGreaterThan(0.6);
+        expect(Math.max(box.width / box.w, box.height / box.h), `${rel} ${JSON.stringify(box.stats)}`).toBeGreaterThan(0.6);
+        expect(box.stats).toMatchObject({ glError: 0, contextLost: false });
       }
       // A 3 cm knob selected in the list: F (in the view) and Go to come close to it.
       await openModel(page, 'maszyna/models/kabina_a.e3d');

@@ -746,6 +746,8 @@ class Viewer {
     out.set("texturesDecodedHere", s.textures_decoded_here);
     out.set("meshesUploaded", static_cast<double>(s.meshes_uploaded));
     out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+    out.set("glError", viewer_.gl_error());
+    out.set("contextLost", viewer_.context_lost());
     return out;
   }
   val object(std::uint32_t id) const {

@@ -174,6 +174,18 @@ void WebViewer::frame_all() {
   if (!rig_.frame_scene(*scene_, aspect())) rig_.frame(scene_->bounds_min, scene_->bounds_max, aspect());
 }
 
+unsigned WebViewer::gl_error() const {
+  if (!window_) return 0;
+  const GLenum first = glGetError();
+  while (glGetError() != GL_NO_ERROR) {}  // GL keeps one flag per kind: all cleared for the next ask
+  return first;
+}
+
+bool WebViewer::context_lost() const {
+  const EMSCRIPTEN_WEBGL_CONTEXT_HANDLE context = emscripten_webgl_get_current_context();
+  return window_ && (!context || emscripten_is_webgl_context_lost(context));
+}
+
 void WebViewer::release_keys() { SDL_ResetKeyboard(); }
 
 void WebViewer::clear_scene() {

@@ -77,6 +77,10 @@ class WebViewer {
   double fps() const { return fps_; }
   double frame_ms() const { return frame_ms_; }
   const FrameStats& stats() const { return renderer_.stats(); }
+  // What GL reported since the last ask (0: nothing) and whether the browser took the context
+  // away: asked with the stats, so that a view that draws nothing says why.
+  unsigned gl_error() const;
+  bool context_lost() const;
   CameraRig& camera() { return rig_; }
 
 

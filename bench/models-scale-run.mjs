@@ -87,7 +87,7 @@ const frame = (page) => page.evaluate((c) => {
     plan.push(s.planMs), draw.push(s.drawMs);
   }
   const s = v.stats();
-  return { planMs: median(plan), drawMs: median(draw), drawCalls: s.drawCalls, modelDraws: s.modelDraws, modelCalls: s.modelCalls, arrays: s.textureArrays,
+  return { planMs: median(plan), drawMs: median(draw), drawCalls: s.drawCalls, modelDraws: s.modelDraws, arrays: s.textureArrays,
            parts: s.partsDrawn, textured: s.partsTextured, instances: s.instances,
            meshes: s.meshesDrawn, triangles: s.triangles, gpuBytes: s.gpuBytes, gpuBudget: s.gpuBudget };
 }, CAMERA);
@@ -138,13 +138,13 @@ for (const r of rows)
               `${(r.first.bytes / 1e6).toFixed(2)} MB (${(100 * r.first.bytes / r.size).toFixed(2)} %) | ${r.first.requests} | ` +
               `${r.first.modelRequests} files, ${(r.first.modelBytes / 1e6).toFixed(2)} MB |`);
 console.log('\nOne camera, every model in view loaded, against the same scenery with proxy boxes:\n');
-console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | rounds\' ratio | cull + pack (models / boxes) | draw calls | of them for models | instanced draws | (mesh, material) pairs drawn | textured | texture arrays | other draws (models / boxes) | triangles | models loaded | GPU memory |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | rounds\' ratio | cull + pack (models / boxes) | draw calls | instanced draws | (mesh, material) pairs drawn | textured | texture arrays | other draws (models / boxes) | triangles | models loaded | GPU memory |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const m = r.models, p = r.proxies;
   console.log(`| ${r.n.toLocaleString('en-US')} | ${m.instances.toLocaleString('en-US')} / ${p.instances.toLocaleString('en-US')} | ` +
               `${m.drawMs.toFixed(2)} ms | ${p.drawMs.toFixed(2)} ms | ${(m.drawMs / p.drawMs).toFixed(2)}× | ${r.roundRatio.toFixed(2)}× | ` +
-              `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.modelCalls} | ${m.modelDraws} | ${m.parts} | ${m.textured} | ${m.arrays} | ` +
-              `${m.drawCalls - m.modelCalls} / ${p.drawCalls - p.modelCalls} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
+              `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.modelDraws} | ${m.parts} | ${m.textured} | ${m.arrays} | ` +
+              `${m.drawCalls - m.modelDraws} / ${p.drawCalls - p.modelDraws} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
               `${(m.gpuBytes / 1048576).toFixed(0)} of ${(m.gpuBudget / 1048576).toFixed(0)} MB |`);
 }

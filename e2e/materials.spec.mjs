@@ -76,36 +76,30 @@ test('textured, masked, blended and two-sided parts draw as their materials say'
 
 // Textures live in arrays by shape, each on a texture unit; an array that found no unit free is
 // drawn part by part, bound on an override unit. Both ways must show the same pixels.
-// The material board drawn once for each value of one of the viewer's settings (`viewer[setter]`),
-// each frame's pixels against the first: the red quarters of its textures counted, the pixels
-// that differ counted, and the object picked at the middle (the id pass draws the same way).
-const boardFrames = (page, setter, values) => page.evaluate(({ setter, values }) => {
-  const v = window.sceneria.viewer;
-  const error = v.loadScene(v.materialBoard());
-  if (error) return { error };
-  v.setDistances(6000, 2500);
-  v.setOrbit(0, 10, 0, 110, 0, 0);
-  let first = null;
-  return { runs: values.map((value) => {
-    v[setter](value);
-    v.renderFrame();
-    const s = v.stats();
-    const pixels = v.readPixels(0, 0, s.width, s.height);
-    first ??= pixels.slice();
-    let differ = 0, board = 0;
-    for (let i = 0; i < pixels.length; i += 4) {
-      if (Math.abs(pixels[i] - first[i]) + Math.abs(pixels[i + 1] - first[i + 1]) + Math.abs(pixels[i + 2] - first[i + 2]) > 6) differ++;
-      if (pixels[i] > 100 && pixels[i + 1] < 50 && pixels[i + 2] < 50) board++;  // the textures' red quarters
-    }
-    const picked = JSON.stringify(v.pick(s.width >> 1, s.height >> 1));
-    return { value, differ, board, picked, multi: s.multiDraw, calls: s.modelCalls, draws: s.modelDraws, parts: s.partsDrawn,
-             textured: s.partsTextured, arrays: s.textureArrays, meshes: s.meshesDrawn };
-  }) };
-}, { setter, values });
-
 test('textures in arrays without a texture unit draw part by part, and look the same', async ({ page }) => {
   await openViewer(page);
-  const runs = await boardFrames(page, 'setTextureUnits', [12, 1, 0, 12]);
+  const runs = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const error = v.loadScene(v.materialBoard());
+    if (error) return { error };
+    v.setDistances(6000, 2500);
+    v.setOrbit(0, 10, 0, 110, 0, 0);
+    let first = null;
+    const view = (units) => {
+      v.setTextureUnits(units);
+      v.renderFrame();
+      const s = v.stats();
+      const pixels = v.readPixels(0, 0, s.width, s.height);
+      first ??= pixels.slice();
+      let differ = 0, board = 0;
+      for (let i = 0; i < pixels.length; i += 4) {
+        if (Math.abs(pixels[i] - first[i]) + Math.abs(pixels[i + 1] - first[i + 1]) + Math.abs(pixels[i + 2] - first[i + 2]) > 6) differ++;
+        if (pixels[i] > 100 && pixels[i + 1] < 50 && pixels[i + 2] < 50) board++;  // the textures' red quarters
+      }
+      return { units, differ, board, draws: s.modelDraws, parts: s.partsDrawn, textured: s.partsTextured, arrays: s.textureArrays, meshes: s.meshesDrawn };
+    };
+    return { runs: [view(12), view(1), view(0), view(12)] };
+  });
   expect(runs.error).toBeUndefined();
   const [all, one, none, back] = runs.runs;
   expect(all.arrays, 'RGBA8 and BC1 textures: arrays of their own').toBeGreaterThanOrEqual(2);
@@ -117,29 +111,8 @@ test('textures in arrays without a texture unit draw part by part, and look the 
   expect(none.draws).toBeGreaterThan(0);
   expect(one.draws).toBeGreaterThanOrEqual(all.draws);
   for (const run of [one, none, back]) {
-    expect(run.textured, `${run.value} units`).toBe(all.textured);
-    expect(run.differ, `${run.value} units: pixels unlike the frame with every unit`).toBe(0);
-    expect(run.picked).toBe(all.picked);
-  }
-});
-
-test('instanced draws gathered into multi-draws look the same as one call each, in fewer calls', async ({ page }) => {
-  await openViewer(page);
-  const runs = await boardFrames(page, 'setMultiDraw', [true, false, true]);
-  expect(runs.error).toBeUndefined();
-  const [gathered, single, again] = runs.runs;
-  expect(gathered.multi, 'this Chromium has WEBGL_multi_draw').toBe(true);
-  expect(single.multi).toBe(false);
-  expect(gathered.board, 'the textures are on screen').toBeGreaterThan(200);
-  expect(gathered.draws).toBe(gathered.meshes);
-  expect(single.draws).toBe(gathered.draws);
-  expect(single.calls).toBe(single.draws);
-  // Gathered, one call per change of culling or pass: the board's four meshes alternate both,
-  // so here as many (e2e/models.spec.mjs checks a scenery's meshes in a few calls).
-  expect(gathered.calls).toBeLessThanOrEqual(single.calls);
-  for (const run of [single, again]) {
-    expect(run.differ, `multi-draw ${run.multi}: pixels unlike the gathered frame`).toBe(0);
-    expect(run.picked).toBe(gathered.picked);
+    expect(run.textured, `${run.units} units`).toBe(all.textured);
+    expect(run.differ, `${run.units} units: pixels unlike the frame with every unit`).toBe(0);
   }
 });
 

@@ -115,42 +115,6 @@ test('a scenery dropped with its game folder draws its models textured and insta
   expect(wide.partsDrawn).toBeLessThanOrEqual(wide.meshesDrawn + extraParts);
   expect(wide.drawCalls).toBeLessThanOrEqual(1 + 2 * wide.sectionsDrawn + wide.partsDrawn);
   expect(wide.drawCalls).toBeLessThan(wide.instances / 10);
-
-  // Gathered into multi-draws (the meshes here share culling and pass): the same pixels and the
-  // same draws in a few calls, against one call a draw without gathering.
-  const gathering = await page.evaluate(() => {
-    const v = window.sceneria.viewer;
-    const frame = (multi) => {
-      v.setMultiDraw(multi);
-      v.renderFrame();
-      const s = v.stats();
-      return { multi: s.multiDraw, calls: s.modelCalls, draws: s.modelDraws, glError: s.glError, pixels: v.readPixels(0, 0, s.width, s.height).slice() };
-    };
-    const single = frame(false), gathered = frame(true);
-    let differ = 0, drawn = 0;
-    for (let i = 0; i < single.pixels.length; i += 4) {
-      let d = 0;
-      for (let c = 0; c < 3; c++) d += Math.abs(single.pixels[i + c] - gathered.pixels[i + c]);
-      if (d > 6) differ++;
-    }
-    // Against the frame without the models: what they put on screen.
-    v.setLayers(true, false);
-    v.renderFrame();
-    const bare = v.readPixels(0, 0, v.stats().width, v.stats().height);
-    v.setLayers(true, true);
-    for (let i = 0; i < bare.length; i += 4)
-      if (Math.abs(bare[i] - gathered.pixels[i]) + Math.abs(bare[i + 1] - gathered.pixels[i + 1]) + Math.abs(bare[i + 2] - gathered.pixels[i + 2]) > 30) drawn++;
-    delete single.pixels, delete gathered.pixels;
-    return { single, gathered, differ, drawn, pixels: bare.length / 4 };
-  });
-  expect(gathering.gathered.multi, 'this Chromium has WEBGL_multi_draw').toBe(true);
-  expect([gathering.single.glError, gathering.gathered.glError], 'GL errors of the two frames').toEqual([0, 0]);
-  expect(gathering.single.calls).toBe(gathering.single.draws);
-  expect(gathering.gathered.draws).toBe(gathering.single.draws);
-  expect(gathering.gathered.draws).toBeGreaterThan(20);
-  expect(gathering.gathered.calls).toBeLessThan(gathering.gathered.draws / 4);
-  expect(gathering.drawn / gathering.pixels, 'the models are on screen').toBeGreaterThan(0.01);
-  expect(gathering.differ, 'pixels unlike one call a draw').toBe(0);
 });
 
 // The GPU memory budget: meshes and textures go to the GPU when a frame draws them and, beyond

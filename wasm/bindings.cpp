@@ -732,16 +732,13 @@ class Viewer {
     out.set("partsDrawn", s.parts_drawn);
     out.set("partsTextured", s.parts_textured);
     out.set("modelDraws", s.model_draws);
-    out.set("modelCalls", s.model_calls);
     out.set("textureArrays", s.texture_arrays);
-    out.set("multiDraw", viewer_.multi_draw());
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
     out.set("gpuBytes", static_cast<double>(s.gpu_bytes));
     out.set("gpuBudget", static_cast<double>(s.gpu_budget));
     out.set("gpuReleased", static_cast<double>(s.gpu_released));
     out.set("gpuHeld", static_cast<double>(s.gpu_held));
-    out.set("gpuSlack", static_cast<double>(s.gpu_slack));
     out.set("meshesWaiting", s.meshes_waiting);
     out.set("texturesWaiting", s.textures_waiting);
     out.set("s3tc", s.s3tc);
@@ -846,7 +843,6 @@ class Viewer {
   // Texture units for texture arrays (at most the renderer's twelve): fewer draws the textures of
   // the arrays left without one part by part, as a page with more shapes of texture than units does.
   void setTextureUnits(int units) { viewer_.set_texture_units(units); }
-  void setMultiDraw(bool on) { viewer_.set_multi_draw(on); }
   void setDistances(double draw, double models) {
     viewer_.set_distances(draw, models);
   }
@@ -962,7 +958,6 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("setDistances", &Viewer::setDistances)
       .function("setGpuBudget", &Viewer::setGpuBudget)
       .function("setTextureUnits", &Viewer::setTextureUnits)
-      .function("setMultiDraw", &Viewer::setMultiDraw)
       .function("update", &Viewer::update);
 #endif
 }

@@ -10,11 +10,6 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
-// WEBGL_multi_draw as Emscripten binds it (library_webgl.js); declared here rather than through
-// <webgl/webgl1_ext.h>, which brings WebGL 1's declarations beside GLES3's.
-extern "C" void glMultiDrawElementsInstancedWEBGL(GLenum mode, const GLsizei* counts, GLenum type, const GLvoid* const* offsets,
-                                                  const GLsizei* instance_counts, GLsizei draw_count);
-
 namespace sceneria {
 
 namespace {
@@ -78,24 +73,20 @@ void main() { o_color = shade(v_color, v_normal, u_lit, v_distance, v_object); }
 constexpr int kArrayUnits = 12;
 constexpr int kOverrideUnit = kArrayUnits + 1;
 constexpr int kMaterialTableUnit = kArrayUnits + 2, kTextureTableUnit = kArrayUnits + 3;
-constexpr int kTableWidth = 1024;  // texels a row of a table (the instance texture's too)
-// The instance and mesh tables are read by the vertex shader only: on units past the fragment
-// shader's 16.
-constexpr int kInstanceUnit = kArrayUnits + 4, kMeshTableUnit = kArrayUnits + 5;
+constexpr int kTableWidth = 1024;  // texels a row of a table
 
 constexpr const char* kInstancedVertex = R"(#version 300 es
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv;
-layout(location = 3) in uvec2 a_ids;  // x into the material table (MeshLayout), y the vertex's mesh
-// Per instance, four texels from its mesh's first instance on (InstanceGpu): three rows of a
-// 3x4 matrix (translation camera-relative) and the object id, as bits.
-uniform highp usampler2D u_instances;
-// Per mesh: x, its first instance this frame; y, a proxy's least height on screen in pixels (0:
-// not a proxy) and z, the mesh's height in metres, as bits. Read by the vertex's own mesh, not
-// by gl_DrawID: a multi-draw then needs nothing of the shader (and SwiftShader, given one that
-// reads gl_DrawID, at times drew a draw of it with another draw's data).
-uniform highp usampler2D u_meshes;
+layout(location = 3) in uint a_material;  // into the material table (MeshLayout)
+layout(location = 4) in vec4 a_row0;  // per instance: 3x4 matrix rows, translation camera-relative
+layout(location = 5) in vec4 a_row1;
+layout(location = 6) in vec4 a_row2;
+layout(location = 7) in uint a_object;
+// Per mesh, the same for all its instances (kept by its vertex array, not set per draw): x, a
+// proxy's least height on screen in pixels (0: not a proxy); y, the mesh's height in metres.
+layout(location = 8) in vec2 a_mesh;
 uniform mat4 u_view_projection;
 uniform float u_pixels_per_unit;  // pixels a 1 m object covers at 1 m (viewport height / 2 tan(fov/2))
 // Per material: colour RGBA8, alpha mode, cutoff (float bits), texture (0xFFFFFFFF: none).
@@ -113,14 +104,8 @@ flat out float v_cutoff;
 flat out int v_unit;
 flat out float v_layer;
 uvec4 row(highp usampler2D table, uint i) { return texelFetch(table, ivec2(int(i & 1023u), int(i >> 10)), 0); }
-vec4 instance_row(int at) { return uintBitsToFloat(texelFetch(u_instances, ivec2(at & 1023, at >> 10), 0)); }
 void main() {
-  uvec4 d = row(u_meshes, a_ids.y);
-  int first = (int(d.x) + gl_InstanceID) * 4;
-  vec4 a_row0 = instance_row(first), a_row1 = instance_row(first + 1), a_row2 = instance_row(first + 2);
-  uint a_object = texelFetch(u_instances, ivec2((first + 3) & 1023, (first + 3) >> 10), 0).x;
-  vec2 a_mesh = uintBitsToFloat(d.yz);
-  uvec4 m = row(u_materials, a_ids.x);
+  uvec4 m = row(u_materials, a_material);
   v_color = vec4(uvec4(m.x, m.x >> 8, m.x >> 16, m.x >> 24) & 255u) / 255.0;
   v_alpha_mode = int(m.y);
   v_cutoff = uintBitsToFloat(m.z);
@@ -300,14 +285,12 @@ Renderer::~Renderer() {
   release_scene();
   if (grid_vbo_) glDeleteBuffers(1, &grid_vbo_);
   if (grid_vao_) glDeleteVertexArrays(1, &grid_vao_);
-  if (instance_texture_) glDeleteTextures(1, &instance_texture_);
-  resize_pool(0, 0, false);
-  if (pool_.vao) glDeleteVertexArrays(1, &pool_.vao);
+  if (instance_vbo_) glDeleteBuffers(1, &instance_vbo_);
   if (sky_vao_) glDeleteVertexArrays(1, &sky_vao_);
   if (pick_fbo_) glDeleteFramebuffers(1, &pick_fbo_);
   if (pick_color_) glDeleteRenderbuffers(1, &pick_color_);
   if (pick_depth_) glDeleteRenderbuffers(1, &pick_depth_);
-  for (unsigned t : {material_table_, texture_table_, mesh_table_})
+  for (unsigned t : {material_table_, texture_table_})
     if (t) glDeleteTextures(1, &t);
   for (GLuint p : {static_program_, instanced_program_, sky_program_})
     if (p) glDeleteProgram(p);
@@ -316,15 +299,6 @@ Renderer::~Renderer() {
 bool Renderer::init(std::string& error) {
   static_program_ = link(kStaticVertex, fragment(kStaticFragment), error);
   if (!static_program_) return false;
-  // Emscripten lists the WebGL extensions it enabled, with and without a GL_ prefix.
-  GLint count = 0;
-  glGetIntegerv(GL_NUM_EXTENSIONS, &count);
-  for (GLint i = 0; i < count; ++i)
-    if (const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)))) {
-      s3tc_ |= std::strstr(name, "compressed_texture_s3tc") != nullptr && std::strstr(name, "srgb") == nullptr;
-      multi_draw_ |= std::strstr(name, "WEBGL_multi_draw") != nullptr && std::strstr(name, "base_vertex") == nullptr;
-    }
-  gather_ = multi_draw_;
   instanced_program_ = link(instanced_vertex(), fragment(instanced_fragment().c_str()), error);
   if (!instanced_program_) return false;
   // Samplers name their units once: the program keeps them.
@@ -332,22 +306,14 @@ bool Renderer::init(std::string& error) {
   for (int u = 1; u <= kOverrideUnit; ++u) glUniform1i(loc(instanced_program_, ("u_t" + std::to_string(u)).c_str()), u);
   glUniform1i(loc(instanced_program_, "u_materials"), kMaterialTableUnit);
   glUniform1i(loc(instanced_program_, "u_textures"), kTextureTableUnit);
-  glUniform1i(loc(instanced_program_, "u_instances"), kInstanceUnit);
-  glUniform1i(loc(instanced_program_, "u_meshes"), kMeshTableUnit);
   u_override_ = loc(instanced_program_, "u_override");
   glUseProgram(0);
   sky_program_ = link(kSkyVertex, kSkyFragment, error);
   if (!sky_program_) return false;
   glGenVertexArrays(1, &sky_vao_);
-  glGenTextures(1, &instance_texture_);
-  glActiveTexture(GL_TEXTURE0 + kInstanceUnit);  // where it stays bound
-  glBindTexture(GL_TEXTURE_2D, instance_texture_);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glActiveTexture(GL_TEXTURE0);
-  glGenVertexArrays(1, &pool_.vao);
+  glGenBuffers(1, &instance_vbo_);
   build_grid();
-  for (unsigned* table : {&material_table_, &texture_table_, &mesh_table_}) {
+  for (unsigned* table : {&material_table_, &texture_table_}) {
     glGenTextures(1, table);
     glBindTexture(GL_TEXTURE_2D, *table);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -359,13 +325,18 @@ bool Renderer::init(std::string& error) {
   unit_bound_.assign(kArrayUnits + 1, 0);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
+  // Emscripten lists the WebGL extensions it enabled, with and without a GL_ prefix.
+  GLint count = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &count);
+  for (GLint i = 0; i < count && !s3tc_; ++i)
+    if (const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i))))
+      s3tc_ = std::strstr(name, "compressed_texture_s3tc") != nullptr && std::strstr(name, "srgb") == nullptr;
   stats_.s3tc = s3tc_;  // known before the first frame: the page asks at once
   // WebGL tells nothing of memory, so the budget is inferred from the one size it gives (an
   // inference: 16384-texel contexts are desktop GPUs with gigabytes, 4096 old phones): a quarter
   // of what such devices have at least, leaving the rest to the page and the rest of the system.
   GLint max_texture = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
-  max_texture_size_ = static_cast<std::uint32_t>(std::max(max_texture, 2048));  // WebGL2's least
   residency_.set_budget(max_texture >= 16384 ? 1024ull << 20 : max_texture >= 8192 ? kDefaultGpuBudget : 256ull << 20);
   stats_.gpu_budget = residency_.budget();
   return true;
@@ -416,7 +387,6 @@ void Renderer::release_scene() {
   section_batches_.clear();
   for (GpuMesh& m : meshes_) release_mesh(m);
   meshes_.clear();
-  resize_pool(0, 0, false);
   for (const TextureLayers::Array& a : layers_.arrays())
     if (a.live && a.gl) glDeleteTextures(1, &a.gl);
   layers_.reset(layers_.units(), layers_.max_layers());
@@ -657,132 +627,33 @@ void Renderer::replace_meshes(const std::vector<std::uint32_t>& ids) {
   // A delta may have given pixels to a texture that had none (scene::adopt_looks): look again.
   for (GpuTexture& t : textures_) t.no_pixels = t.sized = false;
   materials_dirty_ = true;
-  // Uploaded again, with the textures that came with them, when a frame next draws them. Their
-  // ranges stay in the pool as holes (repacking for each model file that arrives made loading
-  // 200 models lay every resident mesh out 200 times): taken back when the pool must grow.
+  // Uploaded again, with the textures that came with them, when a frame next draws them.
   for (std::uint32_t id : ids) {
     if (id >= meshes_.size()) continue;
     residency_.release(mesh_item(id));
     release_mesh(meshes_[id]);
   }
-  residency_.set_fixed(fixed_bytes());
 }
 
-// Its ranges of the pool become slack until the pool is repacked.
 void Renderer::release_mesh(GpuMesh& g) {
-  if (g.resident) pool_live_bytes_ -= std::uint64_t{g.vertex_count} * kPoolVertexBytes + std::uint64_t{g.index_count} * 4;
+  if (g.vao) glDeleteVertexArrays(1, &g.vao);
+  if (g.vbo) glDeleteBuffers(1, &g.vbo);
+  if (g.ibo) glDeleteBuffers(1, &g.ibo);
   g = {};
 }
 
-void Renderer::resize_pool(std::uint32_t vertex_capacity, std::uint32_t index_capacity, bool keep) {
-  Pool next = pool_;
-  next.vertex_capacity = vertex_capacity, next.index_capacity = index_capacity;
-  if (!keep) next.vertices = next.indices = 0;
-  next.vbo = next.ids = next.ibo = 0;
-  // The new buffers, and what is kept copied into them (on the GPU: no CPU copy is kept).
-  // WebGL types a buffer by its first binding: an index buffer is first bound as one (on the
-  // default vertex array, which draws nothing), and filled through the copy targets afterwards.
-  glBindVertexArray(0);
-  const auto remake = [&](unsigned old, unsigned& made, std::uint64_t bytes, std::uint64_t kept, GLenum first_target) {
-    if (bytes) {
-      glGenBuffers(1, &made);
-      glBindBuffer(first_target, made);
-      glBufferData(first_target, static_cast<GLsizeiptr>(bytes), nullptr, GL_STATIC_DRAW);
-      glBindBuffer(GL_COPY_WRITE_BUFFER, made);
-      if (old && kept) {
-        glBindBuffer(GL_COPY_READ_BUFFER, old);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(kept));
-      }
-    }
-    if (old) glDeleteBuffers(1, &old);
-  };
-  remake(pool_.vbo, next.vbo, std::uint64_t{vertex_capacity} * 32, std::uint64_t{next.vertices} * 32, GL_ARRAY_BUFFER);
-  remake(pool_.ids, next.ids, std::uint64_t{vertex_capacity} * 8, std::uint64_t{next.vertices} * 8, GL_ARRAY_BUFFER);
-  remake(pool_.ibo, next.ibo, std::uint64_t{index_capacity} * 4, std::uint64_t{next.indices} * 4, GL_ELEMENT_ARRAY_BUFFER);
-  pool_ = next;
-  if (!pool_.vao) return;
-  glBindVertexArray(pool_.vao);
-  if (pool_.vbo) {
-    glBindBuffer(GL_ARRAY_BUFFER, pool_.vbo);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
-    glEnableVertexAttribArray(2);
-    glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
-    glBindBuffer(GL_ARRAY_BUFFER, pool_.ids);
-    glEnableVertexAttribArray(3);
-    glVertexAttribIPointer(3, 2, GL_UNSIGNED_INT, 8, reinterpret_cast<void*>(0));
-  }
-  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, pool_.ibo);
-  glBindVertexArray(0);
-}
-
-void Renderer::repack_pool(std::uint32_t more_vertices, std::uint32_t more_indices, bool shrink) {
-  std::uint64_t vertices = more_vertices, indices = more_indices;
-  for (const GpuMesh& g : meshes_)
-    if (g.resident) vertices += g.vertex_count, indices += g.index_count;
-  if (!shrink) vertices = std::max<std::uint64_t>(vertices, pool_.vertex_capacity), indices = std::max<std::uint64_t>(indices, pool_.index_capacity);
-  resize_pool(static_cast<std::uint32_t>(vertices), static_cast<std::uint32_t>(indices), false);
-  pool_live_bytes_ = 0;
-  // Laid out again (the layout is deterministic): a mesh's indices count from its new place.
-  for (std::size_t m = 0; m < meshes_.size(); ++m) {
-    if (!meshes_[m].resident) continue;
-    lay_out_mesh(scene_->meshes[m], scene_->materials, repack_layout_);
-    append_mesh(m, repack_layout_, false);
-  }
-}
-
-void Renderer::append_mesh(std::size_t m, const MeshLayout& layout, bool count) {
-  GpuMesh& g = meshes_[m];
-  const scene::Mesh& mesh = scene_->meshes[m];
-  g.parts = layout.parts;
-  g.runs = layout.runs;
-  g.vertex_first = pool_.vertices, g.index_first = pool_.indices;
-  g.vertex_count = static_cast<std::uint32_t>(layout.materials.size());
-  g.index_count = static_cast<std::uint32_t>(layout.indices.size());
-  g.proxy_pixels = mesh.proxy ? kProxyMinPixels : 0.0f;
-  g.height = std::max(mesh.bounds_max.y - mesh.bounds_min.y, 0.01f);
-  index_scratch_.resize(layout.indices.size());
-  for (std::size_t i = 0; i < layout.indices.size(); ++i) index_scratch_[i] = layout.indices[i] + g.vertex_first;
-  // Through the copy target: binding the index buffer as such would change a vertex array's.
-  const auto put = [](unsigned buffer, std::uint64_t at, std::uint64_t bytes, const void* data) {
-    if (!bytes) return;
-    glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(at), static_cast<GLsizeiptr>(bytes), data);
-  };
-  put(pool_.vbo, std::uint64_t{g.vertex_first} * 32, layout.vertices.size() * 4, layout.vertices.data());
-  // Each vertex's material and mesh (the shader's way to its mesh's row of the mesh table).
-  ids_scratch_.resize(layout.materials.size() * 2);
-  for (std::size_t v = 0; v < layout.materials.size(); ++v) {
-    ids_scratch_[2 * v] = layout.materials[v];
-    ids_scratch_[2 * v + 1] = static_cast<std::uint32_t>(m);
-  }
-  put(pool_.ids, std::uint64_t{g.vertex_first} * 8, ids_scratch_.size() * 4, ids_scratch_.data());
-  put(pool_.ibo, std::uint64_t{g.index_first} * 4, index_scratch_.size() * 4, index_scratch_.data());
-  pool_.vertices += g.vertex_count;
-  pool_.indices += g.index_count;
-  pool_live_bytes_ += std::uint64_t{g.vertex_count} * kPoolVertexBytes + std::uint64_t{g.index_count} * 4;
-  g.resident = true;
-  if (count) ++meshes_uploaded_;
-}
-
-// Vertices (32 bytes) and their material and mesh ids (8), the mesh's row of the mesh table,
-// the indices: as uploaded
+// Vertices (32 bytes) and their materials (4), the mesh's constants, the indices: as uploaded
 // where no vertex is shared across materials (upload_mesh holds what it really took).
 std::uint64_t Renderer::mesh_bytes(const scene::Mesh& m) const {
-  return std::uint64_t{m.positions.size()} * kPoolVertexBytes + 16 + std::uint64_t{m.indices.size()} * 4;
+  return std::uint64_t{m.positions.size()} * 36 + 8 + std::uint64_t{m.indices.size()} * 4;
 }
 
-std::uint64_t Renderer::fixed_bytes() const {
-  return static_bytes_ + instance_capacity_ + layers_.slack() + (pool_.bytes() - pool_live_bytes_);
-}
+std::uint64_t Renderer::fixed_bytes() const { return static_bytes_ + instance_capacity_ + layers_.slack(); }
 
-void Renderer::let_go(std::vector<std::uint32_t>& items, std::uint32_t more_vertices, std::uint32_t more_indices) {
-  bool layers_freed = false, meshes_freed = false;
+void Renderer::let_go(std::vector<std::uint32_t>& items) {
+  bool layers_freed = false;
   for (std::uint32_t item : items) {
     if (item % 2 == 0) {
-      meshes_freed |= meshes_[item / 2].resident;
       release_mesh(meshes_[item / 2]);
     } else if (GpuTexture& t = textures_[item / 2]; t.array != TextureLayers::kNone) {
       layers_.free(t.array, t.layer);
@@ -793,48 +664,19 @@ void Renderer::let_go(std::vector<std::uint32_t>& items, std::uint32_t more_vert
   items.clear();
   // A free layer still takes its bytes: the arrays shrink to what they hold.
   if (layers_freed) compact_layers();
-  if (meshes_freed) repack_pool(more_vertices, more_indices);  // likewise the pool
   residency_.set_fixed(fixed_bytes());
 }
 
 bool Renderer::ensure_mesh(std::size_t m) {
   if (residency_.held(mesh_item(m))) return true;
-  lay_out_mesh(scene_->meshes[m], scene_->materials, layout_scratch_);
-  const auto vertices = static_cast<std::uint32_t>(layout_scratch_.materials.size());
-  const auto indices = static_cast<std::uint32_t>(layout_scratch_.indices.size());
-  const std::uint64_t bytes = std::uint64_t{vertices} * kPoolVertexBytes + std::uint64_t{indices} * 4;
-  // Room at the pool's end, or the pool grown: doubled where the budget has that room free,
-  // else to size (never letting meshes go for a doubled pool's slack: each let-go repacks what
-  // stays, and a pool near the budget would be repacked for every mesh that comes). The mesh's
-  // own bytes come out of the pool's slack, which counts already. Letting others go repacks the
-  // pool with room for this mesh.
-  // Holes that replaced meshes left are taken back when the pool would grow anyway and they are
-  // a quarter of what it holds: the pool repacked in its own size.
-  const std::uint64_t used = std::uint64_t{pool_.vertices} * kPoolVertexBytes + std::uint64_t{pool_.indices} * 4;
-  if ((pool_.vertices + vertices > pool_.vertex_capacity || pool_.indices + indices > pool_.index_capacity) &&
-      (used - pool_live_bytes_) * 4 >= used && used > 0)
-    repack_pool(0, 0, false);
-  std::uint32_t vertex_capacity = 0, index_capacity = 0;
-  const auto growth = [&](bool tight) {
-    const auto grown = [&](std::uint32_t capacity, std::uint32_t used, std::uint32_t more) {
-      if (used + more <= capacity) return capacity;
-      return tight ? used + more : std::max(used + more, 2 * capacity);
-    };
-    vertex_capacity = grown(pool_.vertex_capacity, pool_.vertices, vertices);
-    index_capacity = grown(pool_.index_capacity, pool_.indices, indices);
-    return std::uint64_t{vertex_capacity - pool_.vertex_capacity} * kPoolVertexBytes + std::uint64_t{index_capacity - pool_.index_capacity} * 4;
-  };
-  for (;;) {  // each round lets something go, or ends
-    const std::uint64_t free = residency_.budget() - std::min(residency_.budget(), residency_.total());
-    if (!residency_.make_room(growth(growth(false) > free), let_go_)) return false;
-    if (let_go_.empty()) break;
-    let_go(let_go_, vertices, indices);
-  }
-  if (vertex_capacity != pool_.vertex_capacity || index_capacity != pool_.index_capacity)
-    resize_pool(vertex_capacity, index_capacity, true);
-  append_mesh(m, layout_scratch_, true);
+  const scene::Mesh& mesh = scene_->meshes[m];
+  lay_out_mesh(mesh, scene_->materials, layout_scratch_);
+  const std::uint64_t bytes = layout_scratch_.vertices.size() * 4 + layout_scratch_.materials.size() * 4 + 8 +
+                              layout_scratch_.indices.size() * 4;
+  if (!residency_.make_room(bytes, let_go_)) return false;
+  let_go(let_go_);
+  meshes_[m] = upload_mesh(mesh);
   residency_.hold(mesh_item(m), bytes);
-  residency_.set_fixed(fixed_bytes());
   return true;
 }
 
@@ -933,47 +775,20 @@ void Renderer::make_resident() {
   }
   glBindVertexArray(0);
   upload_tables();
-  upload_mesh_table();
-}
-
-namespace {
-
-// A table the vertex shader reads (RGBA32UI, four numbers a row, kTableWidth rows a texture row);
-// rows past the end read as all ones.
-void upload_table(unsigned table, int unit, const std::vector<std::uint32_t>& rows) {
-  const std::size_t n = rows.size() / 4;
-  const GLsizei w = static_cast<GLsizei>(std::clamp<std::size_t>(n, 1, kTableWidth));
-  const GLsizei h = static_cast<GLsizei>(std::max<std::size_t>(1, (n + kTableWidth - 1) / kTableWidth));
-  std::vector<std::uint32_t> texels(static_cast<std::size_t>(w) * h * 4, 0xFFFFFFFFu);
-  std::copy(rows.begin(), rows.end(), texels.begin());
-  glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));  // where it stays bound
-  glBindTexture(GL_TEXTURE_2D, table);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, w, h, 0, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texels.data());
-  glActiveTexture(GL_TEXTURE0);
-}
-
-}  // namespace
-
-// Each mesh's first instance moves with what is visible; its proxy size and height come with
-// its upload. Sent whole when any changed (16 bytes a mesh).
-void Renderer::upload_mesh_table() {
-  mesh_rows_.resize(meshes_.size() * 4);
-  for (std::size_t m = 0; m < meshes_.size(); ++m) {
-    const GpuMesh& g = meshes_[m];
-    std::uint32_t proxy, height;
-    std::memcpy(&proxy, &g.proxy_pixels, 4);
-    std::memcpy(&height, &g.height, 4);
-    const std::uint32_t first = m < plan_.mesh_first.size() ? static_cast<std::uint32_t>(plan_.mesh_first[m]) : 0u;
-    std::uint32_t* row = &mesh_rows_[m * 4];
-    row[0] = first, row[1] = proxy, row[2] = height, row[3] = 0;
-  }
-  if (mesh_rows_ == mesh_rows_sent_) return;
-  upload_table(mesh_table_, kMeshTableUnit, mesh_rows_);
-  mesh_rows_sent_ = mesh_rows_;
 }
 
 void Renderer::upload_tables() {
+  const auto upload = [](unsigned table, int unit, const std::vector<std::uint32_t>& rows) {
+    const std::size_t n = rows.size() / 4;
+    const GLsizei w = static_cast<GLsizei>(std::clamp<std::size_t>(n, 1, kTableWidth));
+    const GLsizei h = static_cast<GLsizei>(std::max<std::size_t>(1, (n + kTableWidth - 1) / kTableWidth));
+    std::vector<std::uint32_t> texels(static_cast<std::size_t>(w) * h * 4, 0xFFFFFFFFu);
+    std::copy(rows.begin(), rows.end(), texels.begin());
+    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));  // where it stays bound
+    glBindTexture(GL_TEXTURE_2D, table);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, w, h, 0, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texels.data());
+  };
   std::vector<std::uint32_t> rows;
   // A material names a texture of the texture table, or none (a number past it reads as none).
   if (materials_dirty_ || material_rows_ != scene_->materials.size() || texture_rows_ != textures_.size()) {
@@ -983,7 +798,7 @@ void Renderer::upload_tables() {
       std::memcpy(&cutoff, &m.alpha_cutoff, 4);
       rows.insert(rows.end(), {m.color, static_cast<std::uint32_t>(m.alpha), cutoff, m.texture < textures_.size() ? m.texture : 0xFFFFFFFFu});
     }
-    upload_table(material_table_, kMaterialTableUnit, rows);
+    upload(material_table_, kMaterialTableUnit, rows);
     material_rows_ = scene_->materials.size();
     materials_dirty_ = false;
   }
@@ -994,10 +809,54 @@ void Renderer::upload_tables() {
       const int unit = t.array != TextureLayers::kNone ? layers_.arrays()[t.array].unit : 0;
       rows.insert(rows.end(), {static_cast<std::uint32_t>(unit), t.layer, 0u, 0u});
     }
-    upload_table(texture_table_, kTextureTableUnit, rows);
+    upload(texture_table_, kTextureTableUnit, rows);
     texture_rows_ = textures_.size();
     textures_dirty_ = false;
   }
+}
+
+// The mesh as laid out by ensure_mesh (layout_scratch_).
+Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
+  const MeshLayout& layout = layout_scratch_;
+  GpuMesh g;
+  g.parts = layout.parts;
+  g.runs = layout.runs;
+  // The mesh's constants (a_mesh) after its vertices, read once for all instances; then each
+  // vertex's material.
+  const std::size_t constants = layout.vertices.size() * sizeof(float);
+  const std::size_t materials = constants + 8;
+  const float mesh_constants[2] = {m.proxy ? kProxyMinPixels : 0.0f, std::max(m.bounds_max.y - m.bounds_min.y, 0.01f)};
+  glGenVertexArrays(1, &g.vao);
+  glBindVertexArray(g.vao);
+  glGenBuffers(1, &g.vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(materials + layout.materials.size() * 4), nullptr, GL_STATIC_DRAW);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(constants), layout.vertices.data());
+  glBufferSubData(GL_ARRAY_BUFFER, static_cast<GLintptr>(constants), 8, mesh_constants);
+  glBufferSubData(GL_ARRAY_BUFFER, static_cast<GLintptr>(materials), static_cast<GLsizeiptr>(layout.materials.size() * 4), layout.materials.data());
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
+  glEnableVertexAttribArray(3);
+  glVertexAttribIPointer(3, 1, GL_UNSIGNED_INT, 4, reinterpret_cast<void*>(materials));
+  // A divisor no draw reaches: every instance reads the one value.
+  glEnableVertexAttribArray(8);
+  glVertexAttribPointer(8, 2, GL_FLOAT, GL_FALSE, 0, reinterpret_cast<void*>(constants));
+  glVertexAttribDivisor(8, 1u << 30);
+  glGenBuffers(1, &g.ibo);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(layout.indices.size() * 4), layout.indices.data(), GL_STATIC_DRAW);
+  // Instance attributes come from the shared per-frame buffer (bound at draw time).
+  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+  for (GLuint a = 4; a <= 7; ++a) {
+    glEnableVertexAttribArray(a);
+    glVertexAttribDivisor(a, 1);
+  }
+  ++meshes_uploaded_;
+  return g;
 }
 
 void Renderer::set_cull(bool two_sided) {
@@ -1018,45 +877,9 @@ void Renderer::bind_arrays() {
   glActiveTexture(GL_TEXTURE0);
 }
 
-// One draw of `count` indices from `first` (into the mesh's) over the mesh's visible instances,
-// added to the multi-draw being gathered; a change of culling sends what was gathered first.
-void Renderer::queue_draw(std::size_t m, std::uint32_t first, std::uint32_t count, bool two_sided) {
-  if (cull_ != (two_sided ? 0 : 1)) {
-    flush_draws();
-    set_cull(two_sided);
-  }
-  const GpuMesh& g = meshes_[m];
-  batch_.counts.push_back(static_cast<std::int32_t>(count));
-  batch_.offsets.push_back(static_cast<std::int32_t>((std::uint64_t{g.index_first} + first) * 4));
-  batch_.instances.push_back(static_cast<std::int32_t>(plan_.mesh_count[m]));
-  if (!gather_) flush_draws();
-}
-
-void Renderer::flush_draws() {
-  const auto n = static_cast<GLsizei>(batch_.counts.size());
-  if (!n) return;
-  // A lone draw is sent as a draw: a multi-draw of one only adds the browser's packing of the lists.
-  if (gather_ && n > 1) {
-    // The offsets are pointers to GL, 32 bits wide in WebAssembly: the list of offsets is one.
-#ifdef __EMSCRIPTEN__
-    static_assert(sizeof(const GLvoid*) == sizeof(std::int32_t));
-#endif
-    glMultiDrawElementsInstancedWEBGL(GL_TRIANGLES, batch_.counts.data(), GL_UNSIGNED_INT,
-                                      reinterpret_cast<const GLvoid* const*>(batch_.offsets.data()), batch_.instances.data(), n);
-  } else {
-    for (GLsizei k = 0; k < n; ++k)  // n is 1 (without gathering every draw is sent as it comes)
-      glDrawElementsInstanced(GL_TRIANGLES, batch_.counts[static_cast<std::size_t>(k)], GL_UNSIGNED_INT,
-                              reinterpret_cast<void*>(static_cast<std::uintptr_t>(batch_.offsets[static_cast<std::size_t>(k)])),
-                              batch_.instances[static_cast<std::size_t>(k)]);
-  }
-  ++stats_.draw_calls;
-  ++stats_.model_calls;
-  stats_.model_draws += static_cast<std::uint32_t>(n);
-  batch_.counts.clear(), batch_.offsets.clear(), batch_.instances.clear();
-}
-
 void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
   const GpuMesh& g = meshes_[m];
+  const auto count = static_cast<GLsizei>(plan_.mesh_count[m]);
   const auto texture_of = [&](const scene::Part& p) -> const GpuTexture* {
     if (p.material >= scene_->materials.size()) return nullptr;
     const std::uint32_t t = scene_->materials[p.material].texture;
@@ -1073,13 +896,18 @@ void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
     if (t) ++stats_.parts_textured;
   }
   if (!unitless) {
-    for (const MeshRun& run : g.runs)
-      if (in_pass(run.blended)) queue_draw(m, run.first, run.count, run.two_sided);
+    for (const MeshRun& run : g.runs) {
+      if (!in_pass(run.blended)) continue;
+      set_cull(run.two_sided);
+      glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(run.count), GL_UNSIGNED_INT,
+                              reinterpret_cast<void*>(std::uintptr_t{run.first} * 4), count);
+      ++stats_.draw_calls;
+      ++stats_.model_draws;
+    }
     return;
   }
   // A texture whose array found no unit (more shapes of texture in use than units): part by part,
-  // that array bound on the override unit for its part, each a call of its own.
-  flush_draws();
+  // that array bound on the override unit for its part.
   std::size_t part = 0;
   for (const MeshRun& run : g.runs) {
     for (std::uint32_t k = 0; k < run.parts; ++k, ++part) {
@@ -1092,8 +920,10 @@ void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
         glBindTexture(GL_TEXTURE_2D_ARRAY, layers_.arrays()[t->array].gl);
         glUniform2i(u_override_, 1, static_cast<GLint>(t->layer));
       }
-      queue_draw(m, p.first, p.count, run.two_sided);
-      flush_draws();
+      set_cull(run.two_sided);
+      glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(p.count), GL_UNSIGNED_INT, reinterpret_cast<void*>(std::uintptr_t{p.first} * 4), count);
+      ++stats_.draw_calls;
+      ++stats_.model_draws;
       if (override) glUniform2i(u_override_, 0, 0);
     }
   }
@@ -1172,20 +1002,30 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
     glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
     glUniform1f(loc(instanced_program_, "u_pixels_per_unit"), camera.projection[1][1] * 0.5f * static_cast<float>(viewport_h_));
+    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
     bind_arrays();
     cull_ = -1;  // other passes set culling between frames
-    // Every mesh draws from the pool's vertex array, gathered into multi-draws in mesh order
-    // (the order that decides coplanar ties, as when each was a call of its own).
-    glBindVertexArray(pool_.vao);
+    // A mesh's vertex array keeps where its instances start: pointed again only when the plan
+    // has moved its room (FramePlan), not every frame.
+    auto bind_instances = [&](std::size_t m) {
+      GpuMesh& g = meshes_[m];
+      glBindVertexArray(g.vao);
+      const std::size_t base = std::size_t{plan_.mesh_first[m]} * sizeof(InstanceGpu);
+      if (g.instance_base == base) return;
+      for (GLuint r = 0; r < 3; ++r)
+        glVertexAttribPointer(4 + r, 4, GL_FLOAT, GL_FALSE, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 16 * r));
+      glVertexAttribIPointer(7, 1, GL_UNSIGNED_INT, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 48));
+      g.instance_base = base;
+    };
     // Opaque and masked runs first; blended ones after them, without writing depth (in the id
     // pass they are solid, so they can be clicked).
     bool any_blended = false;
     for (std::size_t m = 0; m < meshes_.size(); ++m) {
       if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
+      bind_instances(m);
       draw_mesh(m, false, ids);
       for (const MeshRun& run : meshes_[m].runs) any_blended |= run.blended;
     }
-    flush_draws();
     if (any_blended && !ids) {
       glEnable(GL_BLEND);
       glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -1193,9 +1033,9 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
       for (std::size_t m = 0; m < meshes_.size(); ++m) {
         if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
         if (std::none_of(meshes_[m].runs.begin(), meshes_[m].runs.end(), [](const MeshRun& r) { return r.blended; })) continue;
+        bind_instances(m);
         draw_mesh(m, true, ids);
       }
-      flush_draws();
       glDepthMask(GL_TRUE);
       glDisable(GL_BLEND);
     }
@@ -1212,27 +1052,14 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
 
 void Renderer::plan_and_upload(const CameraMatrices& camera) {
   plan_frame(prepared_, camera, settings_, plan_);
-  // One upload for all meshes' instances, into the instance texture (rows of 256 instances);
-  // each draw reads from its mesh's range.
-  constexpr std::size_t per_row = kTableWidth / 4;
-  // The texture holds max_texture_size_ rows (2 M instances at 8192): instances past them are
-  // not uploaded, and read back as zero (a matrix of zeros: nothing drawn), never out of bounds.
-  const std::size_t most = std::size_t{max_texture_size_} * per_row;
-  const std::size_t n = std::min(plan_.used_end, most), rows = (n + per_row - 1) / per_row;
-  glActiveTexture(GL_TEXTURE0 + kInstanceUnit);
-  glBindTexture(GL_TEXTURE_2D, instance_texture_);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  if (rows > instance_rows_) {
-    instance_rows_ = static_cast<std::uint32_t>(std::min(std::max(rows, std::size_t{instance_rows_} * 2), std::size_t{max_texture_size_}));
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, kTableWidth, static_cast<GLsizei>(instance_rows_), 0, GL_RGBA_INTEGER, GL_UNSIGNED_INT, nullptr);
-    instance_capacity_ = std::size_t{instance_rows_} * kTableWidth * 16;
+  // One upload for all meshes' instances; each mesh draws from its own range.
+  const std::size_t bytes = plan_.used_end * sizeof(InstanceGpu);
+  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+  if (bytes > instance_capacity_) {
+    instance_capacity_ = std::max(bytes, instance_capacity_ * 2);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_), nullptr, GL_DYNAMIC_DRAW);
   }
-  if (const std::size_t whole = n / per_row)
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kTableWidth, static_cast<GLsizei>(whole), GL_RGBA_INTEGER, GL_UNSIGNED_INT, plan_.instances.data());
-  if (const std::size_t rest = n % per_row)
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, static_cast<GLint>(n / per_row), static_cast<GLsizei>(rest * 4), 1, GL_RGBA_INTEGER,
-                    GL_UNSIGNED_INT, plan_.instances.data() + n / per_row * per_row);
-  glActiveTexture(GL_TEXTURE0);
+  if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
   make_resident();
 }
 
@@ -1268,10 +1095,9 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_.sections_total = scene_ ? static_cast<std::uint32_t>(scene_->sections.size()) : 0;
   stats_.meshes_drawn = plan_.meshes_drawn;
   // Counted apart from the ledger, so that a ledger gone wrong shows.
-  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + layers_.slack() + (pool_.bytes() - pool_live_bytes_) + residency_.held_bytes();
+  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + layers_.slack() + residency_.held_bytes();
   stats_.gpu_budget = residency_.budget();
   stats_.gpu_held = residency_.held_bytes();
-  stats_.gpu_slack = layers_.slack() + (pool_.bytes() - pool_live_bytes_);
   stats_.gpu_released = residency_.released();
   stats_.meshes_waiting = meshes_waiting_;
   stats_.texture_arrays = static_cast<std::uint32_t>(

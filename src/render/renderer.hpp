@@ -27,10 +27,8 @@ struct FrameStats {
   std::uint32_t parts_drawn = 0;  // material parts of the drawn meshes, over their visible instances
   std::uint32_t parts_textured = 0;  // of those, the ones drawn with their texture's pixels
   // Instanced draws: one per run of a mesh's parts drawn with the same state (MeshLayout), and
-  // one per part whose texture's array found no free texture unit; gathered into multi-draws
-  // where the context has them, each one of the model_calls.
+  // one per part whose texture's array found no free texture unit.
   std::uint32_t model_draws = 0;
-  std::uint32_t model_calls = 0;  // draw calls for model instances (of draw_calls)
   std::uint32_t texture_arrays = 0;  // arrays holding the resident textures (TextureLayers)
   // GPU memory this renderer holds now (static geometry, the instance buffer, the meshes and
   // textures resident), its budget, and what the budget made it do: meshes and textures let go
@@ -38,8 +36,6 @@ struct FrameStats {
   // a texture drawn white).
   std::uint64_t gpu_bytes = 0, gpu_budget = 0, gpu_released = 0;
   std::uint64_t gpu_held = 0;  // of gpu_bytes: the meshes and textures (what can be let go)
-  // Of gpu_bytes: room made and not filled (the arrays' free layers, the mesh pool's slack and holes).
-  std::uint64_t gpu_slack = 0;
   std::uint32_t meshes_waiting = 0, textures_waiting = 0;
   double plan_ms = 0;           // CPU: culling + instance packing
   // CPU: the whole frame as the renderer issues it (plan, uploads, state, draw calls), not the
@@ -81,10 +77,6 @@ class Renderer {
   // Texture units holding texture arrays, 0..12 (12 by default): arrays beyond them are drawn part
   // by part (how a scene with more shapes of texture than units is drawn; tests use fewer units).
   void set_texture_units(int units);
-  // Whether the draws of a pass are gathered into multi-draws (where the context has
-  // WEBGL_multi_draw; on by default) or sent one call each, the same shader drawing both.
-  void set_multi_draw(bool on) { gather_ = on && multi_draw_; }
-  bool multi_draw() const { return gather_; }
   void set_highlight(std::uint32_t object) { highlight_ = object; }
   // Leaves objects [first, first + count) out (count 0: none): "hide this", and how tests prove
   // an object is what covers its pixels.
@@ -115,55 +107,12 @@ class Renderer {
     bool lines = false;
     bool overlay = false;
   };
-  // A resident mesh is a range of the vertex pool and one of the index pool (its indices count
-  // from the pool's start: no base vertex in WebGL2).
   struct GpuMesh {
-    bool resident = false;
-    std::uint32_t vertex_first = 0, vertex_count = 0, index_first = 0, index_count = 0;
-    float proxy_pixels = 0, height = 0;  // per draw: a proxy's least height on screen, the mesh's height
-    std::vector<scene::Part> parts;  // as laid out (MeshLayout): ranges of its indices
+    unsigned vao = 0, vbo = 0, ibo = 0;
+    std::size_t instance_base = SIZE_MAX;  // where its instance attributes point in the instance buffer
+    std::vector<scene::Part> parts;  // as laid out (MeshLayout): ranges of its index buffer
     std::vector<MeshRun> runs;       // one draw each, over all visible instances
   };
-  // Every resident mesh's vertices, materials and indices in three buffers behind one vertex
-  // array, so that one multi-draw draws them all. Filled end to end; shrunk to what stays when
-  // meshes are let go for room; grown by doubling (to size where the budget has no room for
-  // that) when a mesh does not fit, after taking back the holes of replaced meshes if they are
-  // a quarter of it.
-  static constexpr std::uint64_t kPoolVertexBytes = 40;  // the vertex (32), its material and mesh (8)
-  struct Pool {
-    unsigned vao = 0, vbo = 0, ids = 0, ibo = 0;
-    std::uint32_t vertices = 0, vertex_capacity = 0, indices = 0, index_capacity = 0;
-    std::uint64_t bytes() const { return std::uint64_t{vertex_capacity} * kPoolVertexBytes + std::uint64_t{index_capacity} * 4; }
-  };
-  Pool pool_;
-  std::uint64_t pool_live_bytes_ = 0;  // of the resident meshes (the rest is slack)
-  // Makes the pool's buffers anew with these capacities, copying what is in them up to `keep`
-  // vertices and indices (0: nothing kept).
-  void resize_pool(std::uint32_t vertex_capacity, std::uint32_t index_capacity, bool keep);
-  // The pool rebuilt with the meshes still resident, end to end, and room for that many more
-  // after them: shrunk to that (after meshes were let go for room), or in its own size.
-  void repack_pool(std::uint32_t more_vertices = 0, std::uint32_t more_indices = 0, bool shrink = true);
-  // The mesh as laid out in layout_scratch_, at the pool's end (which has room).
-  void append_mesh(std::size_t m, const MeshLayout& layout, bool count);
-  MeshLayout repack_layout_;
-  std::vector<std::uint32_t> index_scratch_, ids_scratch_;
-  // The draws of one multi-draw, sent when culling changes or the pass ends.
-  struct DrawBatch {
-    std::vector<std::int32_t> counts, offsets, instances;
-  };
-  DrawBatch batch_;
-  void queue_draw(std::size_t mesh, std::uint32_t first_index, std::uint32_t count, bool two_sided);
-  void flush_draws();
-  bool multi_draw_ = false;  // WEBGL_multi_draw: one call for many draws
-  bool gather_ = false;      // draws gathered into multi-draws (set_multi_draw)
-  // Per mesh, as the shader reads it (first instance this frame, proxy pixels, height): sent when
-  // it changes.
-  unsigned mesh_table_ = 0;
-  std::vector<std::uint32_t> mesh_rows_, mesh_rows_sent_;
-  void upload_mesh_table();
-  unsigned instance_texture_ = 0;
-  std::uint32_t instance_rows_ = 0;  // of the instance texture (256 instances a row)
-  std::uint32_t max_texture_size_ = 2048;  // the context's: rows of the instance texture at most
   void release_scene();
   void draw_scene(const CameraMatrices& camera, bool ids);
   void plan_and_upload(const CameraMatrices& camera);  // frame plan + one instance-buffer upload
@@ -182,7 +131,7 @@ class Renderer {
   void make_resident();
   bool ensure_mesh(std::size_t mesh);
   bool ensure_texture(std::uint32_t texture);
-  void let_go(std::vector<std::uint32_t>& items, std::uint32_t more_vertices = 0, std::uint32_t more_indices = 0);
+  void let_go(std::vector<std::uint32_t>& items);
   // What counts against the budget outside the ledger: static batches, the instance buffer and
   // the arrays' free layers.
   std::uint64_t fixed_bytes() const;
@@ -190,6 +139,7 @@ class Renderer {
   static std::uint32_t texture_item(std::size_t t) { return static_cast<std::uint32_t>(2 * t + 1); }
   std::uint64_t mesh_bytes(const scene::Mesh& mesh) const;
   std::uint64_t texture_bytes(std::uint32_t texture);  // its layer's (0: nothing to upload), worked out once
+  GpuMesh upload_mesh(const scene::Mesh& mesh);
   void release_mesh(GpuMesh& mesh);
   // A texture's layer shape as this context stores it (format 0: nothing to upload).
   LayerShape layer_shape(const scene::Texture& texture) const;
@@ -225,14 +175,15 @@ class Renderer {
   unsigned sky_vao_ = 0;
   unsigned grid_vao_ = 0, grid_vbo_ = 0;
   int grid_count_ = 0, grid_lines_ = 0;
-  std::size_t instance_capacity_ = 0;  // bytes of the instance texture
+  unsigned instance_vbo_ = 0;
+  std::size_t instance_capacity_ = 0;
   unsigned pick_fbo_ = 0, pick_color_ = 0, pick_depth_ = 0;
   int pick_w_ = 0, pick_h_ = 0;
 
   const scene::Scene* scene_ = nullptr;
   PreparedScene prepared_;
   std::vector<std::vector<GpuBatch>> section_batches_;
-  std::vector<GpuMesh> meshes_;       // per scene mesh
+  std::vector<GpuMesh> meshes_;       // per scene mesh: vao 0 while not resident
   std::vector<GpuTexture> textures_;  // per scene texture
   std::vector<std::uint8_t> mesh_ready_;  // per mesh: resident for this frame's plan
   std::vector<std::uint32_t> let_go_;     // scratch: items the ledger let go

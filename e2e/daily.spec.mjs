@@ -44,7 +44,7 @@ async function drawnBox(page) {
   // What the frame drew and whether GL said anything meanwhile: a box that is empty says why.
   const stats = await page.evaluate(() => {
     const s = window.sceneria.viewer.stats();
-    return { meshesDrawn: s.meshesDrawn, modelDraws: s.modelDraws, modelCalls: s.modelCalls, glError: s.glError, contextLost: s.contextLost };
+    return { meshesDrawn: s.meshesDrawn, modelDraws: s.modelDraws, glError: s.glError, contextLost: s.contextLost };
   });
   return { ...size, width: x1 - x0 + 1, height: y1 - y0 + 1, stats };
 }

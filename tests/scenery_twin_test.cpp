@@ -231,5 +231,31 @@ TEST(SceneryTwin, HostileTwinsAreRefusedWithALocation) {
   EXPECT_NE(r.error().message.find("claims"), std::string::npos) << r.error().message;
 }
 
+// A varint's tenth byte holds bit 63 alone. A reader that let it carry more dropped those bits,
+// and the file wrote back to other bytes (the format fuzzer found one: a ten-byte integer ending
+// in 0x60). The largest value still reads and writes back as it was.
+TEST(SceneryTwin, VarintsPast64BitsAreRefused) {
+  const auto twin_with_integer = [](std::initializer_list<std::uint8_t> varint) {
+    std::vector<std::uint8_t> out;
+    put_twin_header(out, kTwinVersion, TwinKind::inc, 0);
+    append_varint(out, 0);                                           // no strings
+    append_varint(out, static_cast<std::uint64_t>(EntryTag::int_number));  // at 0xa
+    out.insert(out.end(), varint);                                   // at 0xb
+    return out;
+  };
+  const auto largest = twin_with_integer({0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01});
+  const auto t = read_twin(largest);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->entries.size(), 1u);
+  EXPECT_EQ(t->entries[0].integer, std::numeric_limits<std::int64_t>::min());  // zigzag of 2^64-1
+  EXPECT_EQ(write_twin(*t), largest);
+  for (std::uint8_t last : {std::uint8_t{0x02}, std::uint8_t{0x60}, std::uint8_t{0x7F}}) {
+    const auto r = read_twin(twin_with_integer({0xE8, 0xF2, 0xFD, 0xFF, 0xC7, 0xBF, 0xB7, 0xAF, 0xA7, last}));
+    ASSERT_FALSE(r.ok()) << "tenth byte " << int{last};
+    EXPECT_EQ(r.error().offset, 0xbu);
+    EXPECT_NE(r.error().message.find("integer at 0xb: a varint past 64 bits"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace sceneria::scenery

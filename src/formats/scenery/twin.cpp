@@ -19,6 +19,8 @@ class Cursor {
     for (int shift = 0; shift < 64; shift += 7) {
       if (at_ >= b_.size()) return fail(Errc::truncated, start, fmt::format("{} at {:#x}: the file ends inside a varint", what, start)), 0;
       const std::uint8_t byte = b_[at_++];
+      // The tenth byte holds bit 63 alone: more would be dropped, and the rewrite would differ.
+      if (shift == 63 && byte > 1) return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint past 64 bits", what, start)), 0;
       v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
       if (!(byte & 0x80)) {
         // A redundant zero byte would not survive a rewrite; no writer makes one.
@@ -238,6 +240,7 @@ class Renumberer {
     v = 0;
     for (int shift = 0; shift < 64 && p < end; shift += 7) {
       const std::uint8_t byte = *p++;
+      if (shift == 63 && byte > 1) return false;  // past 64 bits, as the reader refuses
       v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
       if (!(byte & 0x80)) return true;
     }

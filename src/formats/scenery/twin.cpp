@@ -9,26 +9,42 @@
 namespace sceneria::scenery {
 namespace {
 
+// One LEB128 varint from `p` (left past what was read). The reader refuses all but `ok`: bits
+// past 64 would be dropped and a redundant zero byte lost, so either would write back to other
+// bytes.
+enum class Varint { ok, truncated, past_64_bits, redundant };
+Varint read_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0;; shift += 7) {
+    if (p >= end) return Varint::truncated;
+    const std::uint8_t byte = *p++;
+    // The tenth byte holds bit 63 alone; with a continuation bit, it is past 64 bits too (so the
+    // loop ends there).
+    if (shift == 63 && byte > 1) return Varint::past_64_bits;
+    v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+    if (!(byte & 0x80)) return byte == 0 && shift > 0 ? Varint::redundant : Varint::ok;
+  }
+}
+
 // A bounds-checked cursor with varints; the first error sticks.
 class Cursor {
  public:
   explicit Cursor(std::span<const std::uint8_t> b) : b_(b) {}
   std::uint64_t varint(std::string_view what) {
-    std::uint64_t v = 0;
     const std::size_t start = at_;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (at_ >= b_.size()) return fail(Errc::truncated, start, fmt::format("{} at {:#x}: the file ends inside a varint", what, start)), 0;
-      const std::uint8_t byte = b_[at_++];
-      // The tenth byte holds bit 63 alone: more would be dropped, and the rewrite would differ.
-      if (shift == 63 && byte > 1) return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint past 64 bits", what, start)), 0;
-      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-      if (!(byte & 0x80)) {
-        // A redundant zero byte would not survive a rewrite; no writer makes one.
-        if (byte == 0 && shift > 0) return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint with redundant bytes", what, start)), 0;
-        return v;
-      }
+    const std::uint8_t* p = b_.data() + at_;
+    std::uint64_t v;
+    const Varint r = read_varint(p, b_.data() + b_.size(), v);
+    at_ = static_cast<std::size_t>(p - b_.data());
+    const char* why = nullptr;
+    switch (r) {
+      case Varint::ok: return v;
+      case Varint::truncated:
+        return fail(Errc::truncated, start, fmt::format("{} at {:#x}: the file ends inside a varint", what, start)), 0;
+      case Varint::past_64_bits: why = "a varint past 64 bits"; break;
+      case Varint::redundant: why = "a varint with redundant bytes"; break;
     }
-    return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: a varint longer than 10 bytes", what, start)), 0;
+    return fail(Errc::bad_value, start, fmt::format("{} at {:#x}: {}", what, start, why)), 0;
   }
   template <class T>
   T scalar(std::string_view what) {
@@ -236,15 +252,10 @@ class Renumberer {
   }
 
  private:
+  // The baker's own bytes: a redundant zero byte, which it never writes, is let through as before.
   static bool varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64 && p < end; shift += 7) {
-      const std::uint8_t byte = *p++;
-      if (shift == 63 && byte > 1) return false;  // past 64 bits, as the reader refuses
-      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-      if (!(byte & 0x80)) return true;
-    }
-    return false;
+    const Varint r = read_varint(p, end, v);
+    return r == Varint::ok || r == Varint::redundant;
   }
   // Room for `n` more bytes at `at`, growing by half at a time.
   static std::uint8_t* room(std::vector<std::uint8_t>& out, std::size_t at, std::size_t n) {

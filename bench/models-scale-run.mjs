@@ -6,9 +6,11 @@
 //     screen (bytes, share of the file, Range requests; the model and texture files apart);
 //   - from one camera, once every model in view has loaded: the frame's CPU time (the renderer's
 //     CPU time for the whole frame, median of 15, each after the GPU finished the one before; nine
-//     rounds, the two pages in turn) against the same scenery opened where no model file
-//     is found (every instance a proxy box), and the instanced draws (one per run of a mesh's
-//     parts) against the (mesh, material) pairs drawn — the rest is the static scene's, the same in both.
+//     rounds, the pages in turn) with the draws gathered into a call per slab (WEBGL_multi_draw,
+//     the default) and with one call a draw, against the same scenery opened where no model file
+//     is found (every instance a proxy box); the instanced draws (one per run of a mesh's parts)
+//     and the calls that drew them against the (mesh, material) pairs drawn — the other calls are
+//     the static scene's, the same in both.
 //   node bench/models-scale-run.mjs [--instances 100000,1000000] [--dir DIR] [--rounds N]   (after both builds)
 // --dir keeps the generated folders and reuses them.
 import { execFileSync, spawn } from 'node:child_process';
@@ -75,9 +77,10 @@ async function settleAt(page, withModels) {
 // The renderer's CPU time for a frame (drawMs: cull, pack, upload, state and draw calls; planMs:
 // cull and pack alone), median of 15 frames. SwiftShader runs the GPU's work on the same two cores,
 // so each frame is timed after the previous one has finished there (a 1-pixel read waits for it).
-const frame = (page) => page.evaluate((c) => {
+const frame = (page, gathered = true) => page.evaluate(({ c, gathered }) => {
   const v = window.sceneria.viewer;
   v.setDistances(c.draw, c.measured);
+  v.setMultiDraw(gathered);
   const plan = [], draw = [];
   const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
   for (let i = 0; i < 15; i++) {
@@ -87,10 +90,11 @@ const frame = (page) => page.evaluate((c) => {
     plan.push(s.planMs), draw.push(s.drawMs);
   }
   const s = v.stats();
-  return { planMs: median(plan), drawMs: median(draw), drawCalls: s.drawCalls, modelDraws: s.modelDraws, arrays: s.textureArrays,
-           parts: s.partsDrawn, textured: s.partsTextured, instances: s.instances,
-           meshes: s.meshesDrawn, triangles: s.triangles, gpuBytes: s.gpuBytes, gpuBudget: s.gpuBudget };
-}, CAMERA);
+  v.setMultiDraw(true);
+  return { planMs: median(plan), drawMs: median(draw), drawCalls: s.drawCalls, modelDraws: s.modelDraws, modelCalls: s.modelCalls,
+           multiDraw: s.multiDraw, slabs: s.meshSlabs, arrays: s.textureArrays, parts: s.partsDrawn, textured: s.partsTextured,
+           instances: s.instances, meshes: s.meshesDrawn, triangles: s.triangles, gpuBytes: s.gpuBytes, gpuBudget: s.gpuBudget };
+}, { c: CAMERA, gathered });
 
 const rows = [];
 for (const n of sizes) {
@@ -109,22 +113,27 @@ for (const n of sizes) {
   // two pages are timed a second apart, so drift between rounds cancels in its ratio).
   const boxes = await open(`http://127.0.0.1:8171/alone${n}/scenery/bench.eu7`);
   await settleAt(boxes.page, false);
-  const rounds = { models: [], proxies: [] };
+  const rounds = { models: [], single: [], proxies: [] };
   for (let round = 0; round < roundCount; round++) {
     rounds.models.push(await frame(withModels.page));
+    rounds.single.push(await frame(withModels.page, false));
     rounds.proxies.push(await frame(boxes.page));
   }
   const middle = (list) => [...list].sort((a, b) => a.drawMs - b.drawMs)[list.length >> 1];
-  const models = middle(rounds.models), proxies = middle(rounds.proxies);
-  models.planMs = middle(rounds.models.map((r) => ({ drawMs: r.planMs }))).drawMs;
-  proxies.planMs = middle(rounds.proxies.map((r) => ({ drawMs: r.planMs }))).drawMs;
-  console.log(`rounds (models / boxes, ms): ${rounds.models.map((m, i) => `${m.drawMs.toFixed(2)} / ${rounds.proxies[i].drawMs.toFixed(2)}`).join(', ')}`);
-  const ratios = rounds.models.map((m, i) => m.drawMs / rounds.proxies[i].drawMs).sort((a, b) => a - b);
-  const roundRatio = ratios[ratios.length >> 1];
-  console.log(`rounds' ratios, sorted: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  const models = middle(rounds.models), single = middle(rounds.single), proxies = middle(rounds.proxies);
+  for (const [side, list] of [[models, rounds.models], [single, rounds.single], [proxies, rounds.proxies]])
+    side.planMs = middle(list.map((r) => ({ drawMs: r.planMs }))).drawMs;
+  console.log(`rounds (models gathered / one call a draw / boxes, ms): ${rounds.models.map((m, i) =>
+    `${m.drawMs.toFixed(2)} / ${rounds.single[i].drawMs.toFixed(2)} / ${rounds.proxies[i].drawMs.toFixed(2)}`).join(', ')}`);
+  const roundRatio = (list) => {
+    const ratios = list.map((m, i) => m.drawMs / rounds.proxies[i].drawMs).sort((a, b) => a - b);
+    console.log(`rounds' ratios, sorted: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    return ratios[ratios.length >> 1];
+  };
+  const roundRatios = { models: roundRatio(rounds.models), single: roundRatio(rounds.single) };
   await withModels.page.close();
   await boxes.page.close();
-  rows.push({ n, size, first, firstMs, models, proxies, loaded, roundRatio });
+  rows.push({ n, size, first, firstMs, models, single, proxies, loaded, roundRatios });
 }
 await browser.close();
 server.kill();
@@ -137,14 +146,16 @@ for (const r of rows)
   console.log(`| ${r.n.toLocaleString('en-US')} | ${(r.size / 1e6).toFixed(1)} MB | ${(r.firstMs / 1000).toFixed(1)} s | ` +
               `${(r.first.bytes / 1e6).toFixed(2)} MB (${(100 * r.first.bytes / r.size).toFixed(2)} %) | ${r.first.requests} | ` +
               `${r.first.modelRequests} files, ${(r.first.modelBytes / 1e6).toFixed(2)} MB |`);
-console.log('\nOne camera, every model in view loaded, against the same scenery with proxy boxes:\n');
-console.log('| instances | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | rounds\' ratio | cull + pack (models / boxes) | draw calls | instanced draws | (mesh, material) pairs drawn | textured | texture arrays | other draws (models / boxes) | triangles | models loaded | GPU memory |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('\nOne camera, every model in view loaded, against the same scenery with proxy boxes (ratio: of the medians; rounds\': the median of the rounds\' own ratios):\n');
+console.log('| instances | draws | instances drawn (models / boxes) | frame CPU, models | frame CPU, boxes | ratio | rounds\' ratio | cull + pack (models / boxes) | draw calls | instanced draws in calls | mesh slabs | (mesh, material) pairs drawn | textured | texture arrays | other calls (models / boxes) | triangles | models loaded | GPU memory |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  const m = r.models, p = r.proxies;
-  console.log(`| ${r.n.toLocaleString('en-US')} | ${m.instances.toLocaleString('en-US')} / ${p.instances.toLocaleString('en-US')} | ` +
-              `${m.drawMs.toFixed(2)} ms | ${p.drawMs.toFixed(2)} ms | ${(m.drawMs / p.drawMs).toFixed(2)}× | ${r.roundRatio.toFixed(2)}× | ` +
-              `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.modelDraws} | ${m.parts} | ${m.textured} | ${m.arrays} | ` +
-              `${m.drawCalls - m.modelDraws} / ${p.drawCalls - p.modelDraws} | ${(m.triangles / 1e6).toFixed(1)} M | ${r.loaded.loaded} | ` +
-              `${(m.gpuBytes / 1048576).toFixed(0)} of ${(m.gpuBudget / 1048576).toFixed(0)} MB |`);
+  const p = r.proxies;
+  for (const [how, m, rr] of [['gathered', r.models, r.roundRatios.models], ['one call a draw', r.single, r.roundRatios.single]])
+    console.log(`| ${r.n.toLocaleString('en-US')} | ${how}${m.multiDraw === (how === 'gathered') ? '' : ' (not as asked)'} | ` +
+                `${m.instances.toLocaleString('en-US')} / ${p.instances.toLocaleString('en-US')} | ` +
+                `${m.drawMs.toFixed(2)} ms | ${p.drawMs.toFixed(2)} ms | ${(m.drawMs / p.drawMs).toFixed(2)}× | ${rr.toFixed(2)}× | ` +
+                `${m.planMs.toFixed(2)} / ${p.planMs.toFixed(2)} ms | ${m.drawCalls} | ${m.modelDraws} in ${m.modelCalls} | ${m.slabs} | ${m.parts} | ` +
+                `${m.textured} | ${m.arrays} | ${m.drawCalls - m.modelCalls} / ${p.drawCalls - p.modelCalls} | ${(m.triangles / 1e6).toFixed(1)} M | ` +
+                `${r.loaded.loaded} | ${(m.gpuBytes / 1048576).toFixed(0)} of ${(m.gpuBudget / 1048576).toFixed(0)} MB |`);
 }

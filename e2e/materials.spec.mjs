@@ -68,8 +68,9 @@ test('textured, masked, blended and two-sided parts draw as their materials say'
   expect(picks.maskCut).toBeNull();
   expect(picks.maskKept).toMatchObject({ kind: 'boards', index: 4 });
   expect(picks.blend).toMatchObject({ kind: 'boards', index: 6 });
-  // One draw per part over its instances: 4 meshes of one part each, plus the sky and the ground
-  // grid (the boards bring no ground).
+  // One draw per part over its instances: 4 meshes of one part each (their culling alternates in
+  // mesh order, so each is a call of its own even when draws are gathered), plus the sky and the
+  // ground grid (the boards bring no ground).
   expect(px.stats.meshesDrawn).toBe(4);
   expect(px.stats.drawCalls).toBe(6);
 });
@@ -114,6 +115,61 @@ test('textures in arrays without a texture unit draw part by part, and look the 
     expect(run.textured, `${run.units} units`).toBe(all.textured);
     expect(run.differ, `${run.units} units: pixels unlike the frame with every unit`).toBe(0);
   }
+});
+
+// Every mesh lives in a shared slab (render/mesh_pool) and a slab's draws go in one call
+// (WEBGL_multi_draw, the lists copied out of the shared heap): the frames must be those of one call
+// a draw, and stay so frame after frame (with the heap's own views the page drew a frame wrong now
+// and then).
+test('draws gathered into one call show what one call a draw shows, frame after frame', async ({ page }) => {
+  await openViewer(page);
+  const r = await page.evaluate(() => {
+    const v = window.sceneria.viewer;
+    const error = v.loadScene(v.materialBoard());
+    if (error) return { error };
+    v.setDistances(6000, 2500);
+    v.setOrbit(0, 10, 0, 110, 0, 0);
+    const frame = () => {
+      v.renderFrame();
+      const s = v.stats();
+      return { s, pixels: v.readPixels(0, 0, s.width, s.height) };
+    };
+    const differ = (a, b) => {
+      let n = 0;
+      for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
+      return n;
+    };
+    const extension = Boolean(document.createElement('canvas').getContext('webgl2')?.getExtension('WEBGL_multi_draw'));
+    const single = v.setMultiDraw(false);
+    const one = frame();
+    const gathering = v.setMultiDraw(true);
+    const first = frame();
+    let wrong = 0, board = 0;
+    for (let i = 0; i < first.pixels.length; i += 4)
+      if (first.pixels[i] > 100 && first.pixels[i + 1] < 50 && first.pixels[i + 2] < 50) board++;
+    for (let k = 0; k < 300; k++) if (differ(frame().pixels, first.pixels)) wrong++;
+    return {
+      extension, single, gathering, board, wrong, differ: differ(one.pixels, first.pixels),
+      one: { calls: one.s.drawCalls, draws: one.s.modelDraws, multi: one.s.multiDraw },
+      gathered: { calls: first.s.drawCalls, draws: first.s.modelDraws, multi: first.s.multiDraw, slabs: first.s.meshSlabs, meshes: first.s.meshesDrawn },
+    };
+  });
+  expect(r.error).toBeUndefined();
+  expect(r.extension, "this Chromium's WebGL2 has WEBGL_multi_draw").toBe(true);
+  expect(r.single).toBe(false);
+  expect(r.gathering).toBe(true);
+  expect(r.one.multi).toBe(false);
+  expect(r.gathered.multi).toBe(true);
+  expect(r.board, 'the textures are on screen').toBeGreaterThan(200);
+  // The four boards' meshes share one slab: the same draws, gathered between changes of culling
+  // (one-sided and two-sided boards alternate here, so no fewer calls; e2e/scale.spec.mjs counts
+  // the calls where hundreds of meshes draw alike).
+  expect(r.gathered.meshes).toBe(4);
+  expect(r.gathered.slabs).toBe(1);
+  expect(r.gathered.draws).toBe(r.one.draws);
+  expect(r.gathered.calls).toBeLessThanOrEqual(r.one.calls);
+  expect(r.differ, 'pixels unlike one call a draw').toBe(0);
+  expect(r.wrong, 'frames of 300 unlike the first').toBe(0);
 });
 
 test('far-away model proxies keep a few pixels on screen instead of vanishing', async ({ page }) => {

@@ -54,7 +54,7 @@ test('flying across the 1,000,000-instance benchmark under a GPU budget keeps GP
     }
     return seen;
   };
-  const line = (s) => `z ${s.z}: ${s.partsDrawn} parts (${s.partsTextured} textured), ${s.meshesWaiting} meshes waiting, ` +
+  const line = (s) => `z ${s.z}: ${s.partsDrawn} parts (${s.partsTextured} textured), ${s.meshesWaiting} meshes waiting, ${s.modelDraws} draws in ${s.modelCalls} calls (${s.meshSlabs} slabs), ` +
                       `${(s.gpuBytes / 1048576).toFixed(1)} MiB, ${s.gpuReleased} let go, ${(100 * s.drawn).toFixed(1)} % drawn, settled in ${(s.settled / 1000).toFixed(1)} s`;
 
   // With the budget sized from the context's limits, nothing is let go.
@@ -65,6 +65,11 @@ test('flying across the 1,000,000-instance benchmark under a GPU budget keeps GP
     expect(s.meshesWaiting, `z ${s.z}: nothing waits for room`).toBe(0);
     expect(s.partsTextured, `z ${s.z}: textured models drawn`).toBeGreaterThan(0);
     expect(s.drawn, `z ${s.z}: the frame is not empty`).toBeGreaterThan(0.01);
+    // Every model's draws gathered into a call per slab and pass (these models are one-sided and
+    // opaque): not a call per mesh.
+    expect(s.multiDraw).toBe(true);
+    expect(s.modelDraws, `z ${s.z}: several meshes drawn`).toBeGreaterThan(10);
+    expect(s.modelCalls, `z ${s.z}: ${s.modelDraws} draws in ${s.modelCalls} calls over ${s.meshSlabs} slabs`).toBeLessThanOrEqual(s.meshSlabs);
   }
   const fixed = Math.max(...free.map((s) => s.gpuBytes - s.gpuHeld));  // static geometry, instances
   const held = free[free.length - 1].gpuHeld;  // every model and texture the flight met

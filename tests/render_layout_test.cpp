@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "render/mesh_layout.hpp"
+#include "render/mesh_pool.hpp"
 #include "render/texture_layers.hpp"
 
 namespace sceneria {
@@ -267,6 +268,159 @@ TEST(TextureLayers, RandomComingsAndGoingsKeepEveryTextureInOneLayer) {
       ASSERT_TRUE(a.shape == shape_of(x));
     }
     ASSERT_EQ(placed, used) << "step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace sceneria
+
+namespace sceneria {
+namespace {
+
+TEST(MeshPool, SlabsGrowByDoublingReuseHolesAndAreRebuiltWhenMeshesLeave) {
+  MeshPool pool;
+  bool grown = false;
+  std::vector<MeshPool::Place> at;
+  std::vector<bool> grew;
+  for (int m = 0; m < 4; ++m) {  // 100 vertices, 300 indices each: capacities 100, 200, 400, 400
+    MeshPool::Plan plan = pool.plan(100, 300, false);
+    at.push_back(pool.place(plan, 100, 300, grown));
+    grew.push_back(grown);
+  }
+  EXPECT_EQ(grew, (std::vector<bool>{true, true, true, false}));
+  for (std::uint32_t m = 0; m < 4; ++m) {
+    EXPECT_EQ(at[m].slab, 0u);
+    EXPECT_EQ(at[m].vertex_first, 100 * m);
+    EXPECT_EQ(at[m].index_first, 300 * m);
+  }
+  ASSERT_EQ(pool.slabs().size(), 1u);
+  EXPECT_EQ(pool.slabs()[0].vertex_capacity, 400u);
+  EXPECT_EQ(pool.slabs()[0].index_capacity, 1200u);
+  EXPECT_EQ(pool.bytes(), 400 * MeshPool::kVertexBytes + 1200 * MeshPool::kIndexBytes);
+  EXPECT_EQ(pool.slack(), 0u);
+  // The second leaves a hole: a smaller mesh takes its start, costing nothing.
+  pool.free(at[1], 100, 300);
+  EXPECT_EQ(pool.slack(), 100 * MeshPool::kVertexBytes + 300 * MeshPool::kIndexBytes);
+  MeshPool::Plan small = pool.plan(60, 90, false);
+  EXPECT_EQ(small.bytes, 0u);
+  const MeshPool::Place hole = pool.place(small, 60, 90, grown);
+  EXPECT_FALSE(grown);
+  EXPECT_EQ(hole.vertex_first, 100u);
+  EXPECT_EQ(hole.index_first, 300u);
+  // A mesh that fits no hole goes past the end: grown by just what it needs where tight.
+  MeshPool::Plan tight = pool.plan(50, 10, true);
+  EXPECT_EQ(tight.vertex_capacity, 450u);
+  EXPECT_EQ(tight.index_capacity, 1200u);
+  EXPECT_EQ(tight.bytes, 50 * MeshPool::kVertexBytes);
+  const MeshPool::Place past = pool.place(tight, 50, 10, grown);
+  EXPECT_TRUE(grown);
+  EXPECT_EQ(past.vertex_first, 400u);
+  EXPECT_EQ(past.index_first, 390u);  // the index hole's rest (390..600) holds its 10
+  // A hole in the middle: the slab is to be rebuilt (else letting the mesh go would free nothing).
+  std::vector<std::uint32_t> rebuild, gone;
+  pool.free(hole, 60, 90);
+  pool.compact(rebuild, gone);
+  EXPECT_EQ(rebuild, (std::vector<std::uint32_t>{0}));
+  EXPECT_TRUE(gone.empty());
+  // Everything past the first mesh leaves: the ends fall back to it, holes and all.
+  pool.free(past, 50, 10);
+  pool.free(at[3], 100, 300);
+  pool.free(at[2], 100, 300);
+  EXPECT_EQ(pool.slabs()[0].vertex_end, 100u);
+  EXPECT_EQ(pool.slabs()[0].index_end, 300u);
+  EXPECT_TRUE(pool.slabs()[0].vertex_holes.empty());
+  EXPECT_TRUE(pool.slabs()[0].index_holes.empty());
+  EXPECT_EQ(pool.slack(), 350 * MeshPool::kVertexBytes + 900 * MeshPool::kIndexBytes);
+  // No hole, but a quarter of its capacity used or less: rebuilt to what it holds, keeping its names.
+  pool.compact(rebuild, gone);
+  EXPECT_EQ(rebuild, (std::vector<std::uint32_t>{0}));
+  pool.slabs()[0].vao = 7, pool.slabs()[0].vbo = 8, pool.slabs()[0].ids = 9, pool.slabs()[0].ibo = 10;
+  pool.clear_slab(0, 100, 300);
+  EXPECT_EQ(pool.slabs()[0].vbo, 8u);
+  EXPECT_EQ(pool.bytes(), 100 * MeshPool::kVertexBytes + 300 * MeshPool::kIndexBytes);
+  MeshPool::Plan into{0, 100, 300, 0};
+  at[0] = pool.place(into, 100, 300, grown);
+  EXPECT_FALSE(grown);
+  EXPECT_EQ(at[0].vertex_first, 0u);
+  EXPECT_EQ(pool.slack(), 0u);
+  pool.compact(rebuild, gone);  // full: nothing to do
+  EXPECT_TRUE(rebuild.empty());
+  // The last leaves: the slab is to go; once dropped, a new mesh reuses its number.
+  pool.free(at[0], 100, 300);
+  pool.compact(rebuild, gone);
+  EXPECT_EQ(gone, (std::vector<std::uint32_t>{0}));
+  EXPECT_TRUE(rebuild.empty());
+  pool.drop(0);
+  EXPECT_FALSE(pool.slabs()[0].live);
+  EXPECT_EQ(pool.bytes(), 0u);
+  MeshPool::Plan again = pool.plan(5, 6, false);
+  EXPECT_EQ(again.slab, MeshPool::kNone);
+  EXPECT_EQ(pool.place(again, 5, 6, grown).slab, 0u);
+}
+
+TEST(MeshPool, ASlabNeverGrowsPastItsCapButOneBigMeshHasOneOfItsOwn) {
+  MeshPool pool;
+  bool grown = false;
+  const std::uint32_t half = MeshPool::kMaxVertices / 2 + 1;
+  MeshPool::Plan a = pool.plan(half, 3, false);
+  EXPECT_EQ(pool.place(a, half, 3, grown).slab, 0u);
+  MeshPool::Plan b = pool.plan(half, 3, false);  // both would pass the cap: a second slab
+  EXPECT_EQ(b.slab, MeshPool::kNone);
+  EXPECT_EQ(pool.place(b, half, 3, grown).slab, 1u);
+  const std::uint32_t huge = MeshPool::kMaxVertices + 5;
+  MeshPool::Plan c = pool.plan(huge, 3, false);
+  EXPECT_EQ(c.slab, MeshPool::kNone);
+  EXPECT_EQ(c.bytes, huge * MeshPool::kVertexBytes + 3 * MeshPool::kIndexBytes);
+  const MeshPool::Place big = pool.place(c, huge, 3, grown);
+  EXPECT_EQ(big.slab, 2u);
+  EXPECT_EQ(pool.slabs()[2].vertex_capacity, huge);
+  // Indices are capped apart from vertices.
+  MeshPool::Plan d = pool.plan(1, MeshPool::kMaxIndices, false);
+  EXPECT_EQ(d.slab, MeshPool::kNone);
+}
+
+// Random places and frees against a map of every vertex and index slot: no two meshes ever share
+// one, everything stays within its slab's capacity, and the ledger's slack is what the map says.
+TEST(MeshPool, RandomPlacesAndFreesNeverOverlap) {
+  std::mt19937 rng(36);
+  MeshPool pool;
+  struct Held {
+    MeshPool::Place place;
+    std::uint32_t vertices, indices;
+  };
+  std::vector<Held> held;
+  bool grown = false;
+  for (int step = 0; step < 2000; ++step) {
+    if (held.empty() || rng() % 3) {
+      const std::uint32_t v = 1 + rng() % 5000, i = rng() % 15000;
+      MeshPool::Plan plan = pool.plan(v, i, rng() % 2);
+      held.push_back({pool.place(plan, v, i, grown), v, i});
+    } else {
+      const std::size_t k = rng() % held.size();
+      pool.free(held[k].place, held[k].vertices, held[k].indices);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+      if (rng() % 4 == 0) {  // the empty slabs go (the renderer rebuilds the others)
+        std::vector<std::uint32_t> rebuild, gone;
+        pool.compact(rebuild, gone);
+        for (std::uint32_t g : gone) pool.drop(g);
+      }
+    }
+    if (step % 200) continue;
+    std::vector<std::vector<std::uint8_t>> vmap(pool.slabs().size()), imap(pool.slabs().size());
+    for (std::size_t s = 0; s < pool.slabs().size(); ++s) {
+      vmap[s].assign(pool.slabs()[s].vertex_capacity, 0);
+      imap[s].assign(pool.slabs()[s].index_capacity, 0);
+    }
+    std::uint64_t bytes_held = 0;
+    for (const Held& h : held) {
+      ASSERT_TRUE(pool.slabs()[h.place.slab].live);
+      ASSERT_LE(h.place.vertex_first + h.vertices, pool.slabs()[h.place.slab].vertex_capacity);
+      ASSERT_LE(h.place.index_first + h.indices, pool.slabs()[h.place.slab].index_capacity);
+      for (std::uint32_t k = 0; k < h.vertices; ++k) ASSERT_EQ(vmap[h.place.slab][h.place.vertex_first + k]++, 0);
+      for (std::uint32_t k = 0; k < h.indices; ++k) ASSERT_EQ(imap[h.place.slab][h.place.index_first + k]++, 0);
+      bytes_held += h.vertices * MeshPool::kVertexBytes + h.indices * MeshPool::kIndexBytes;
+    }
+    EXPECT_EQ(pool.bytes() - pool.slack(), bytes_held);
   }
 }
 

@@ -732,6 +732,9 @@ class Viewer {
     out.set("partsDrawn", s.parts_drawn);
     out.set("partsTextured", s.parts_textured);
     out.set("modelDraws", s.model_draws);
+    out.set("modelCalls", s.model_calls);
+    out.set("multiDraw", s.multi_draw);
+    out.set("meshSlabs", s.mesh_slabs);
     out.set("textureArrays", s.texture_arrays);
     out.set("meshes", viewer_.scene() ? static_cast<double>(viewer_.scene()->meshes.size()) : 0.0);
     out.set("objects", viewer_.scene() ? static_cast<double>(viewer_.scene()->objects.size()) : 0.0);
@@ -843,6 +846,12 @@ class Viewer {
   // Texture units for texture arrays (at most the renderer's twelve): fewer draws the textures of
   // the arrays left without one part by part, as a page with more shapes of texture than units does.
   void setTextureUnits(int units) { viewer_.set_texture_units(units); }
+  // Gathered draws in one call where the context has WEBGL_multi_draw (the default), or one call
+  // a draw: what the benchmark and the tests compare. Returns whether gathering is now on.
+  bool setMultiDraw(bool on) {
+    viewer_.set_multi_draw(on);
+    return viewer_.multi_draw();
+  }
   void setDistances(double draw, double models) {
     viewer_.set_distances(draw, models);
   }
@@ -958,6 +967,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("setDistances", &Viewer::setDistances)
       .function("setGpuBudget", &Viewer::setGpuBudget)
       .function("setTextureUnits", &Viewer::setTextureUnits)
+      .function("setMultiDraw", &Viewer::setMultiDraw)
       .function("update", &Viewer::update);
 #endif
 }

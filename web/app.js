@@ -1164,7 +1164,7 @@ setInterval(() => {
     `${s.fps.toFixed(0)} fps · ${s.frameMs.toFixed(1)} ms/frame (cull+upload ${s.planMs.toFixed(1)} ms)`,
     `draw calls  ${number.format(s.drawCalls)}`,
     `instances   ${number.format(s.instances)} of ${number.format(s.objects)} objects`,
-    `meshes      ${number.format(s.meshesDrawn)} drawn of ${number.format(s.meshes)}, ${number.format(s.partsDrawn)} parts in ${number.format(s.modelDraws)} draws`,
+    `meshes      ${number.format(s.meshesDrawn)} drawn of ${number.format(s.meshes)}, ${number.format(s.partsDrawn)} parts in ${number.format(s.modelDraws)} draws, ${number.format(s.modelCalls)} calls (${number.format(s.meshSlabs)} buffers${s.multiDraw ? ', multi-draw' : ''})`,
     `textures    ${number.format(s.texturesCompressed)} compressed, in ${number.format(s.textureArrays)} arrays`,
     `triangles   ${number.format(s.triangles)}`,
     `sections    ${number.format(s.sectionsDrawn)} drawn of ${number.format(s.sectionsTotal)}`,

@@ -33,16 +33,20 @@ void prepare(const scene::Scene& scene, PreparedScene& out);
 // Re-prepares one section after streaming changed it (it may be new: the last index + 1).
 void prepare_section(const scene::Scene& scene, std::size_t section, PreparedScene& out);
 
-struct InstanceGpu {  // 52 bytes: three rows of a 3x4 matrix (translation camera-relative), object id
+// 64 bytes, four RGBA32 texels of the renderer's instance texture: three rows of a 3x4 matrix
+// (translation camera-relative), the object id and padding.
+struct InstanceGpu {
   glm::vec4 rows[3];
   std::uint32_t object;
+  std::uint32_t pad[3];
 };
+static_assert(sizeof(InstanceGpu) == 64);
 
 // Instances are grouped by mesh: mesh m's visible ones at [mesh_first[m], + mesh_count[m]) of
 // `instances`, in a room of mesh_room[m] slots that stays where it is from frame to frame while
-// they fit (slots past the count hold whatever an earlier frame left). A renderer that points a
-// mesh's instance attributes at its room then points them again only when the rooms are laid out
-// anew (`layouts` counts that), not every frame: several GL calls per mesh, hundreds of meshes.
+// they fit (slots past the count hold whatever an earlier frame left). A renderer that tells the
+// GPU where each mesh's instances start (its mesh table) then tells it again only when the rooms
+// are laid out anew (`layouts` counts that), not every frame.
 struct FramePlan {
   std::vector<std::uint32_t> sections;  // visible section indices
   std::vector<InstanceGpu> instances;   // the rooms, end to end

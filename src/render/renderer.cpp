@@ -10,6 +10,23 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+#endif
+
+#ifdef __EMSCRIPTEN__
+// WEBGL_multi_draw's instanced elements draw, given copies of the three lists. Emscripten's own
+// binding hands WebGL views of the whole heap, which with threads is a SharedArrayBuffer; the
+// page then drew a frame's gathered draws wrong now and then (2 frames of 54 in
+// e2e/textures.spec.mjs under a busy machine, none of 90 with copies): the lists are copied out.
+EM_JS(int, has_multi_draw, (), { return GLctx.multiDrawWebgl ? 1 : 0; });
+EM_JS(void, multi_draw_copied, (int mode, const int* counts, int type, const int* offsets, const int* instances, int n), {
+  GLctx.multiDrawWebgl['multiDrawElementsInstancedWEBGL'](
+      mode, HEAP32.slice(counts >> 2, (counts >> 2) + n), 0, type, HEAP32.slice(offsets >> 2, (offsets >> 2) + n), 0,
+      HEAP32.slice(instances >> 2, (instances >> 2) + n), 0, n);
+});
+#endif
+
 namespace sceneria {
 
 namespace {
@@ -69,24 +86,20 @@ void main() { o_color = shade(v_color, v_normal, u_lit, v_distance, v_object); }
 
 // Texture units: 0 for uploads; 1..kArrayUnits hold texture arrays (TextureLayers); then the
 // override unit (an array without a unit of its own, bound for one part's draw); then the
-// material and texture tables the vertex shader reads.
+// material, texture and mesh tables and the instances the vertex shader reads.
 constexpr int kArrayUnits = 12;
 constexpr int kOverrideUnit = kArrayUnits + 1;
 constexpr int kMaterialTableUnit = kArrayUnits + 2, kTextureTableUnit = kArrayUnits + 3;
+constexpr int kMeshTableUnit = kArrayUnits + 4, kInstanceUnit = kArrayUnits + 5;
 constexpr int kTableWidth = 1024;  // texels a row of a table
 
 constexpr const char* kInstancedVertex = R"(#version 300 es
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv;
-layout(location = 3) in uint a_material;  // into the material table (MeshLayout)
-layout(location = 4) in vec4 a_row0;  // per instance: 3x4 matrix rows, translation camera-relative
-layout(location = 5) in vec4 a_row1;
-layout(location = 6) in vec4 a_row2;
-layout(location = 7) in uint a_object;
-// Per mesh, the same for all its instances (kept by its vertex array, not set per draw): x, a
-// proxy's least height on screen in pixels (0: not a proxy); y, the mesh's height in metres.
-layout(location = 8) in vec2 a_mesh;
+// x: the vertex's material (into the material table, MeshLayout); y: its mesh (into the mesh
+// table). Every mesh lives in a shared slab (MeshPool), so nothing is set per mesh or per draw.
+layout(location = 3) in uvec2 a_ids;
 uniform mat4 u_view_projection;
 uniform float u_pixels_per_unit;  // pixels a 1 m object covers at 1 m (viewport height / 2 tan(fov/2))
 // Per material: colour RGBA8, alpha mode, cutoff (float bits), texture (0xFFFFFFFF: none).
@@ -94,6 +107,12 @@ uniform highp usampler2D u_materials;
 // Per texture: the unit of its array (0: not resident, drawn white) and its layer.
 uniform highp usampler2D u_textures;
 uniform ivec2 u_override;  // x 1: the texture is on the override unit, layer y (one part's draw)
+// Per mesh: its first instance in u_instances this frame; a proxy's least height on screen in
+// pixels (float bits; 0: not a proxy); its height in metres (float bits).
+uniform highp usampler2D u_meshes;
+// Per instance four texels: the rows of its 3x4 matrix (float bits; translation camera-relative),
+// then its object id.
+uniform highp usampler2D u_instances;
 out vec3 v_normal;
 out vec2 v_uv;
 out float v_distance;
@@ -105,7 +124,14 @@ flat out int v_unit;
 flat out float v_layer;
 uvec4 row(highp usampler2D table, uint i) { return texelFetch(table, ivec2(int(i & 1023u), int(i >> 10)), 0); }
 void main() {
-  uvec4 m = row(u_materials, a_material);
+  uvec4 mesh = row(u_meshes, a_ids.y);
+  uint at = (mesh.x + uint(gl_InstanceID)) * 4u;
+  vec4 a_row0 = uintBitsToFloat(row(u_instances, at));
+  vec4 a_row1 = uintBitsToFloat(row(u_instances, at + 1u));
+  vec4 a_row2 = uintBitsToFloat(row(u_instances, at + 2u));
+  uint a_object = row(u_instances, at + 3u).x;
+  vec2 a_mesh = uintBitsToFloat(mesh.yz);
+  uvec4 m = row(u_materials, a_ids.x);
   v_color = vec4(uvec4(m.x, m.x >> 8, m.x >> 16, m.x >> 24) & 255u) / 255.0;
   v_alpha_mode = int(m.y);
   v_cutoff = uintBitsToFloat(m.z);
@@ -285,12 +311,11 @@ Renderer::~Renderer() {
   release_scene();
   if (grid_vbo_) glDeleteBuffers(1, &grid_vbo_);
   if (grid_vao_) glDeleteVertexArrays(1, &grid_vao_);
-  if (instance_vbo_) glDeleteBuffers(1, &instance_vbo_);
   if (sky_vao_) glDeleteVertexArrays(1, &sky_vao_);
   if (pick_fbo_) glDeleteFramebuffers(1, &pick_fbo_);
   if (pick_color_) glDeleteRenderbuffers(1, &pick_color_);
   if (pick_depth_) glDeleteRenderbuffers(1, &pick_depth_);
-  for (unsigned t : {material_table_, texture_table_})
+  for (unsigned t : {material_table_, texture_table_, mesh_table_, instance_texture_})
     if (t) glDeleteTextures(1, &t);
   for (GLuint p : {static_program_, instanced_program_, sky_program_})
     if (p) glDeleteProgram(p);
@@ -306,14 +331,15 @@ bool Renderer::init(std::string& error) {
   for (int u = 1; u <= kOverrideUnit; ++u) glUniform1i(loc(instanced_program_, ("u_t" + std::to_string(u)).c_str()), u);
   glUniform1i(loc(instanced_program_, "u_materials"), kMaterialTableUnit);
   glUniform1i(loc(instanced_program_, "u_textures"), kTextureTableUnit);
+  glUniform1i(loc(instanced_program_, "u_meshes"), kMeshTableUnit);
+  glUniform1i(loc(instanced_program_, "u_instances"), kInstanceUnit);
   u_override_ = loc(instanced_program_, "u_override");
   glUseProgram(0);
   sky_program_ = link(kSkyVertex, kSkyFragment, error);
   if (!sky_program_) return false;
   glGenVertexArrays(1, &sky_vao_);
-  glGenBuffers(1, &instance_vbo_);
   build_grid();
-  for (unsigned* table : {&material_table_, &texture_table_}) {
+  for (unsigned* table : {&material_table_, &texture_table_, &mesh_table_, &instance_texture_}) {
     glGenTextures(1, table);
     glBindTexture(GL_TEXTURE_2D, *table);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -332,11 +358,15 @@ bool Renderer::init(std::string& error) {
     if (const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i))))
       s3tc_ = std::strstr(name, "compressed_texture_s3tc") != nullptr && std::strstr(name, "srgb") == nullptr;
   stats_.s3tc = s3tc_;  // known before the first frame: the page asks at once
+#ifdef __EMSCRIPTEN__
+  has_multi_draw_ = multi_draw_ = has_multi_draw() != 0;
+#endif
   // WebGL tells nothing of memory, so the budget is inferred from the one size it gives (an
   // inference: 16384-texel contexts are desktop GPUs with gigabytes, 4096 old phones): a quarter
   // of what such devices have at least, leaving the rest to the page and the rest of the system.
   GLint max_texture = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+  max_instance_rows_ = static_cast<std::size_t>(std::max(max_texture, 1));
   residency_.set_budget(max_texture >= 16384 ? 1024ull << 20 : max_texture >= 8192 ? kDefaultGpuBudget : 256ull << 20);
   stats_.gpu_budget = residency_.budget();
   return true;
@@ -385,14 +415,19 @@ void Renderer::release_scene() {
       glDeleteVertexArrays(1, &b.vao);
     }
   section_batches_.clear();
-  for (GpuMesh& m : meshes_) release_mesh(m);
   meshes_.clear();
+  for (const MeshPool::Slab& slab : pool_.slabs()) {
+    if (!slab.live) continue;
+    glDeleteVertexArrays(1, &slab.vao);
+    for (unsigned b : {slab.vbo, slab.ids, slab.ibo}) glDeleteBuffers(1, &b);
+  }
+  pool_.reset();
   for (const TextureLayers::Array& a : layers_.arrays())
     if (a.live && a.gl) glDeleteTextures(1, &a.gl);
   layers_.reset(layers_.units(), layers_.max_layers());
   std::fill(unit_bound_.begin(), unit_bound_.end(), 0u);
   textures_.clear();
-  materials_dirty_ = textures_dirty_ = true;
+  materials_dirty_ = textures_dirty_ = meshes_dirty_ = true;
   residency_.clear();
   residency_.set_fixed(0);
   textures_compressed_ = textures_decoded_here_ = 0;
@@ -617,6 +652,7 @@ void Renderer::set_texture_units(int units) {
 }
 
 void Renderer::track_scene() {
+  if (meshes_.size() != scene_->meshes.size()) meshes_dirty_ = true;
   meshes_.resize(scene_->meshes.size());
   textures_.resize(scene_->textures.size());
 }
@@ -626,35 +662,108 @@ void Renderer::replace_meshes(const std::vector<std::uint32_t>& ids) {
   track_scene();
   // A delta may have given pixels to a texture that had none (scene::adopt_looks): look again.
   for (GpuTexture& t : textures_) t.no_pixels = t.sized = false;
-  materials_dirty_ = true;
+  materials_dirty_ = meshes_dirty_ = true;  // a model's height and proxy flag are not its proxy's
   // Uploaded again, with the textures that came with them, when a frame next draws them.
   for (std::uint32_t id : ids) {
     if (id >= meshes_.size()) continue;
     residency_.release(mesh_item(id));
     release_mesh(meshes_[id]);
   }
+  compact_pool();
+  residency_.set_fixed(fixed_bytes());
 }
 
 void Renderer::release_mesh(GpuMesh& g) {
-  if (g.vao) glDeleteVertexArrays(1, &g.vao);
-  if (g.vbo) glDeleteBuffers(1, &g.vbo);
-  if (g.ibo) glDeleteBuffers(1, &g.ibo);
+  if (g.resident) pool_.free(g.place, g.vertices, g.indices);
   g = {};
 }
 
-// Vertices (32 bytes) and their materials (4), the mesh's constants, the indices: as uploaded
-// where no vertex is shared across materials (upload_mesh holds what it really took).
-std::uint64_t Renderer::mesh_bytes(const scene::Mesh& m) const {
-  return std::uint64_t{m.positions.size()} * 36 + 8 + std::uint64_t{m.indices.size()} * 4;
+void Renderer::compact_pool() {
+  pool_.compact(rebuild_scratch_, gone_scratch_);
+  for (std::uint32_t s : gone_scratch_) {
+    const MeshPool::Slab& slab = pool_.slabs()[s];
+    glDeleteVertexArrays(1, &slab.vao);
+    for (unsigned b : {slab.vbo, slab.ids, slab.ibo}) glDeleteBuffers(1, &b);
+    pool_.drop(s);
+  }
+  for (std::uint32_t s : rebuild_scratch_) rebuild_slab(s);
 }
 
-std::uint64_t Renderer::fixed_bytes() const { return static_bytes_ + instance_capacity_ + layers_.slack(); }
+void Renderer::rebuild_slab(std::uint32_t s) {
+  members_scratch_.clear();
+  for (std::size_t m = 0; m < meshes_.size(); ++m)
+    if (meshes_[m].resident && meshes_[m].place.slab == s) members_scratch_.push_back(static_cast<std::uint32_t>(m));
+  // Laid out again first: the new storage is sized to what they take now.
+  if (layouts_scratch_.size() < members_scratch_.size()) layouts_scratch_.resize(members_scratch_.size());
+  std::uint64_t vertices = 0, indices = 0;
+  for (std::size_t k = 0; k < members_scratch_.size(); ++k) {
+    lay_out_mesh(scene_->meshes[members_scratch_[k]], scene_->materials, layouts_scratch_[k]);
+    vertices += layouts_scratch_[k].materials.size();
+    indices += layouts_scratch_[k].indices.size();
+  }
+  const auto v = static_cast<std::uint32_t>(std::min<std::uint64_t>(vertices, UINT32_MAX));
+  const auto i = static_cast<std::uint32_t>(std::min<std::uint64_t>(indices, UINT32_MAX));
+  pool_.clear_slab(s, std::max(v, 1u), std::max(i, 1u));
+  remake_slab(s, 0, 0);
+  for (std::size_t k = 0; k < members_scratch_.size(); ++k) {
+    const MeshLayout& layout = layouts_scratch_[k];
+    MeshPool::Plan plan{s, std::max(v, 1u), std::max(i, 1u), 0};
+    bool grown = false;
+    const MeshPool::Place place = pool_.place(plan, static_cast<std::uint32_t>(layout.materials.size()),
+                                              static_cast<std::uint32_t>(layout.indices.size()), grown);
+    upload_mesh(members_scratch_[k], layout, place, false);
+  }
+}
+
+void Renderer::remake_slab(std::uint32_t s, std::uint32_t keep_vertices, std::uint32_t keep_indices) {
+  MeshPool::Slab& slab = pool_.slabs()[s];
+  if (!slab.vao) glGenVertexArrays(1, &slab.vao);
+  glBindVertexArray(slab.vao);
+  // A buffer of the new size with the old one's first `keep` bytes copied over on the GPU.
+  const auto remake = [](unsigned& buffer, GLenum target, std::uint64_t bytes, std::uint64_t keep) {
+    unsigned fresh = 0;
+    glGenBuffers(1, &fresh);
+    glBindBuffer(target, fresh);
+    glBufferData(target, static_cast<GLsizeiptr>(bytes), nullptr, GL_STATIC_DRAW);
+    if (buffer) {
+      if (keep) {
+        glBindBuffer(GL_COPY_READ_BUFFER, buffer);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, target, 0, 0, static_cast<GLsizeiptr>(keep));
+      }
+      glDeleteBuffers(1, &buffer);
+    }
+    buffer = fresh;
+  };
+  remake(slab.vbo, GL_ARRAY_BUFFER, std::uint64_t{slab.vertex_capacity} * 32, std::uint64_t{keep_vertices} * 32);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
+  remake(slab.ids, GL_ARRAY_BUFFER, std::uint64_t{slab.vertex_capacity} * 8, std::uint64_t{keep_vertices} * 8);
+  glEnableVertexAttribArray(3);
+  glVertexAttribIPointer(3, 2, GL_UNSIGNED_INT, 8, reinterpret_cast<void*>(0));
+  remake(slab.ibo, GL_ELEMENT_ARRAY_BUFFER, std::uint64_t{slab.index_capacity} * 4, std::uint64_t{keep_indices} * 4);
+  glBindVertexArray(0);
+}
+
+// Vertices (32 bytes) and their material and mesh numbers (8), the indices: as uploaded where no
+// vertex is shared across materials (ensure_mesh holds what it really took).
+std::uint64_t Renderer::mesh_bytes(const scene::Mesh& m) const {
+  return std::uint64_t{m.positions.size()} * MeshPool::kVertexBytes + std::uint64_t{m.indices.size()} * MeshPool::kIndexBytes;
+}
+
+std::uint64_t Renderer::fixed_bytes() const {
+  return static_bytes_ + instance_capacity_ + layers_.slack() + pool_.slack();
+}
 
 void Renderer::let_go(std::vector<std::uint32_t>& items) {
-  bool layers_freed = false;
+  bool layers_freed = false, meshes_freed = false;
   for (std::uint32_t item : items) {
     if (item % 2 == 0) {
       release_mesh(meshes_[item / 2]);
+      meshes_freed = true;
     } else if (GpuTexture& t = textures_[item / 2]; t.array != TextureLayers::kNone) {
       layers_.free(t.array, t.layer);
       t.array = TextureLayers::kNone;
@@ -664,6 +773,7 @@ void Renderer::let_go(std::vector<std::uint32_t>& items) {
   items.clear();
   // A free layer still takes its bytes: the arrays shrink to what they hold.
   if (layers_freed) compact_layers();
+  if (meshes_freed) compact_pool();
   residency_.set_fixed(fixed_bytes());
 }
 
@@ -671,12 +781,29 @@ bool Renderer::ensure_mesh(std::size_t m) {
   if (residency_.held(mesh_item(m))) return true;
   const scene::Mesh& mesh = scene_->meshes[m];
   lay_out_mesh(mesh, scene_->materials, layout_scratch_);
-  const std::uint64_t bytes = layout_scratch_.vertices.size() * 4 + layout_scratch_.materials.size() * 4 + 8 +
-                              layout_scratch_.indices.size() * 4;
-  if (!residency_.make_room(bytes, let_go_)) return false;
-  let_go(let_go_);
-  meshes_[m] = upload_mesh(mesh);
+  const auto vertices = static_cast<std::uint32_t>(layout_scratch_.materials.size());
+  const auto indices = static_cast<std::uint32_t>(layout_scratch_.indices.size());
+  const std::uint64_t bytes = vertices * MeshPool::kVertexBytes + indices * MeshPool::kIndexBytes;
+  // Room for what the pool grows by (nothing where a hole takes it: its bytes are counted already,
+  // as slack); letting go of others may shrink slabs: then planned again.
+  MeshPool::Plan plan;
+  for (;;) {  // each round lets something go, or ends
+    plan = pool_.plan(vertices, indices, false);
+    if (!residency_.make_room(plan.bytes, let_go_)) {
+      plan = pool_.plan(vertices, indices, true);
+      if (!residency_.make_room(plan.bytes, let_go_)) return false;
+    }
+    if (let_go_.empty()) break;
+    let_go(let_go_);
+  }
+  const MeshPool::Slab* before = plan.slab != MeshPool::kNone ? &pool_.slabs()[plan.slab] : nullptr;
+  const std::uint32_t keep_vertices = before ? before->vertex_end : 0, keep_indices = before ? before->index_end : 0;
+  bool grown = false;
+  const MeshPool::Place place = pool_.place(plan, vertices, indices, grown);
+  if (grown) remake_slab(place.slab, keep_vertices, keep_indices);
+  upload_mesh(m, layout_scratch_, place, true);
   residency_.hold(mesh_item(m), bytes);
+  residency_.set_fixed(fixed_bytes());
   return true;
 }
 
@@ -813,50 +940,77 @@ void Renderer::upload_tables() {
     texture_rows_ = textures_.size();
     textures_dirty_ = false;
   }
+  // Where each mesh's instances start moves only when the plan lays its rooms out anew.
+  if (meshes_dirty_ || mesh_table_layouts_ != plan_.layouts) {
+    rows.clear();
+    rows.reserve(meshes_.size() * 4);
+    for (std::size_t m = 0; m < meshes_.size(); ++m) {
+      const scene::Mesh& mesh = scene_->meshes[m];
+      const float constants[2] = {mesh.proxy ? kProxyMinPixels : 0.0f, std::max(mesh.bounds_max.y - mesh.bounds_min.y, 0.01f)};
+      std::uint32_t bits[2];
+      std::memcpy(bits, constants, 8);
+      rows.insert(rows.end(), {m < plan_.mesh_first.size() ? plan_.mesh_first[m] : 0u, bits[0], bits[1], 0u});
+    }
+    upload(mesh_table_, kMeshTableUnit, rows);
+    meshes_dirty_ = false;
+    mesh_table_layouts_ = plan_.layouts;
+  }
 }
 
-// The mesh as laid out by ensure_mesh (layout_scratch_).
-Renderer::GpuMesh Renderer::upload_mesh(const scene::Mesh& m) {
-  const MeshLayout& layout = layout_scratch_;
-  GpuMesh g;
+void Renderer::upload_instances() {
+  constexpr std::size_t kTexels = sizeof(InstanceGpu) / 16;
+  const std::size_t texels = plan_.used_end * kTexels;
+  const std::size_t rows = std::min((texels + kTableWidth - 1) / kTableWidth, max_instance_rows_);
+  glActiveTexture(GL_TEXTURE0 + kInstanceUnit);  // where it stays bound
+  glBindTexture(GL_TEXTURE_2D, instance_texture_);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  if (rows > instance_rows_) {
+    instance_rows_ = std::min(std::max(rows, instance_rows_ * 2), max_instance_rows_);
+    instance_capacity_ = instance_rows_ * kTableWidth * 16;
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, kTableWidth, static_cast<GLsizei>(instance_rows_), 0, GL_RGBA_INTEGER,
+                 GL_UNSIGNED_INT, nullptr);
+  }
+  // Whole rows, then what there is of the last one.
+  const std::size_t fits = std::min(texels, instance_rows_ * kTableWidth), full = fits / kTableWidth;
+  const auto* data = reinterpret_cast<const std::uint32_t*>(plan_.instances.data());
+  if (full)
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kTableWidth, static_cast<GLsizei>(full), GL_RGBA_INTEGER, GL_UNSIGNED_INT, data);
+  if (const std::size_t rest = fits - full * kTableWidth)
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, static_cast<GLint>(full), static_cast<GLsizei>(rest), 1, GL_RGBA_INTEGER,
+                    GL_UNSIGNED_INT, data + full * kTableWidth * 4);
+  glActiveTexture(GL_TEXTURE0);
+}
+
+// The mesh as laid out, into its ranges of a slab: each vertex with its material and mesh
+// numbers, the indices made absolute (WebGL2 has no base vertex).
+void Renderer::upload_mesh(std::size_t m, const MeshLayout& layout, const MeshPool::Place& place, bool fresh) {
+  const MeshPool::Slab& slab = pool_.slabs()[place.slab];
+  GpuMesh& g = meshes_[m];
+  g.resident = true;
+  g.place = place;
+  g.vertices = static_cast<std::uint32_t>(layout.materials.size());
+  g.indices = static_cast<std::uint32_t>(layout.indices.size());
   g.parts = layout.parts;
   g.runs = layout.runs;
-  // The mesh's constants (a_mesh) after its vertices, read once for all instances; then each
-  // vertex's material.
-  const std::size_t constants = layout.vertices.size() * sizeof(float);
-  const std::size_t materials = constants + 8;
-  const float mesh_constants[2] = {m.proxy ? kProxyMinPixels : 0.0f, std::max(m.bounds_max.y - m.bounds_min.y, 0.01f)};
-  glGenVertexArrays(1, &g.vao);
-  glBindVertexArray(g.vao);
-  glGenBuffers(1, &g.vbo);
-  glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(materials + layout.materials.size() * 4), nullptr, GL_STATIC_DRAW);
-  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(constants), layout.vertices.data());
-  glBufferSubData(GL_ARRAY_BUFFER, static_cast<GLintptr>(constants), 8, mesh_constants);
-  glBufferSubData(GL_ARRAY_BUFFER, static_cast<GLintptr>(materials), static_cast<GLsizeiptr>(layout.materials.size() * 4), layout.materials.data());
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(0));
-  glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(12));
-  glEnableVertexAttribArray(2);
-  glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 32, reinterpret_cast<void*>(24));
-  glEnableVertexAttribArray(3);
-  glVertexAttribIPointer(3, 1, GL_UNSIGNED_INT, 4, reinterpret_cast<void*>(materials));
-  // A divisor no draw reaches: every instance reads the one value.
-  glEnableVertexAttribArray(8);
-  glVertexAttribPointer(8, 2, GL_FLOAT, GL_FALSE, 0, reinterpret_cast<void*>(constants));
-  glVertexAttribDivisor(8, 1u << 30);
-  glGenBuffers(1, &g.ibo);
-  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
-  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(layout.indices.size() * 4), layout.indices.data(), GL_STATIC_DRAW);
-  // Instance attributes come from the shared per-frame buffer (bound at draw time).
-  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-  for (GLuint a = 4; a <= 7; ++a) {
-    glEnableVertexAttribArray(a);
-    glVertexAttribDivisor(a, 1);
+  // Bound for copying, not drawing: the slab's vertex array keeps its own bindings.
+  glBindBuffer(GL_COPY_WRITE_BUFFER, slab.vbo);
+  glBufferSubData(GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(std::uint64_t{place.vertex_first} * 32),
+                  static_cast<GLsizeiptr>(layout.vertices.size() * sizeof(float)), layout.vertices.data());
+  upload_scratch_.resize(std::size_t{g.vertices} * 2);
+  for (std::size_t v = 0; v < g.vertices; ++v) {
+    upload_scratch_[2 * v] = layout.materials[v];
+    upload_scratch_[2 * v + 1] = static_cast<std::uint32_t>(m);
   }
-  ++meshes_uploaded_;
-  return g;
+  glBindBuffer(GL_COPY_WRITE_BUFFER, slab.ids);
+  glBufferSubData(GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(std::uint64_t{place.vertex_first} * 8),
+                  static_cast<GLsizeiptr>(upload_scratch_.size() * 4), upload_scratch_.data());
+  upload_scratch_.resize(g.indices);
+  for (std::size_t i = 0; i < g.indices; ++i) upload_scratch_[i] = layout.indices[i] + place.vertex_first;
+  glBindBuffer(GL_COPY_WRITE_BUFFER, slab.ibo);
+  glBufferSubData(GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(std::uint64_t{place.index_first} * 4),
+                  static_cast<GLsizeiptr>(upload_scratch_.size() * 4), upload_scratch_.data());
+  glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  if (fresh) ++meshes_uploaded_;
 }
 
 void Renderer::set_cull(bool two_sided) {
@@ -879,7 +1033,11 @@ void Renderer::bind_arrays() {
 
 void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
   const GpuMesh& g = meshes_[m];
-  const auto count = static_cast<GLsizei>(plan_.mesh_count[m]);
+  // Instances past the instance texture's rows (the context's height) are left out.
+  const std::size_t fits = instance_rows_ * kTableWidth * 16 / sizeof(InstanceGpu), first = plan_.mesh_first[m];
+  const auto count = static_cast<GLsizei>(first < fits ? std::min<std::size_t>(plan_.mesh_count[m], fits - first) : 0);
+  if (!count) return;
+  const std::uintptr_t base = std::uintptr_t{g.place.index_first} * 4;
   const auto texture_of = [&](const scene::Part& p) -> const GpuTexture* {
     if (p.material >= scene_->materials.size()) return nullptr;
     const std::uint32_t t = scene_->materials[p.material].texture;
@@ -898,14 +1056,21 @@ void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
   if (!unitless) {
     for (const MeshRun& run : g.runs) {
       if (!in_pass(run.blended)) continue;
+      ++stats_.model_draws;
+      if (multi_draw_) {
+        gather(static_cast<std::int32_t>(run.count), static_cast<std::int32_t>(base + std::uintptr_t{run.first} * 4), count,
+               run.two_sided);
+        continue;
+      }
       set_cull(run.two_sided);
       glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(run.count), GL_UNSIGNED_INT,
-                              reinterpret_cast<void*>(std::uintptr_t{run.first} * 4), count);
+                              reinterpret_cast<void*>(base + std::uintptr_t{run.first} * 4), count);
       ++stats_.draw_calls;
-      ++stats_.model_draws;
+      ++stats_.model_calls;
     }
     return;
   }
+  flush_gathered();  // what came before this mesh is drawn before it
   // A texture whose array found no unit (more shapes of texture in use than units): part by part,
   // that array bound on the override unit for its part.
   std::size_t part = 0;
@@ -921,13 +1086,38 @@ void Renderer::draw_mesh(std::size_t m, bool blended_pass, bool ids) {
         glUniform2i(u_override_, 1, static_cast<GLint>(t->layer));
       }
       set_cull(run.two_sided);
-      glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(p.count), GL_UNSIGNED_INT, reinterpret_cast<void*>(std::uintptr_t{p.first} * 4), count);
+      glDrawElementsInstanced(GL_TRIANGLES, static_cast<GLsizei>(p.count), GL_UNSIGNED_INT,
+                              reinterpret_cast<void*>(base + std::uintptr_t{p.first} * 4), count);
       ++stats_.draw_calls;
+      ++stats_.model_calls;
       ++stats_.model_draws;
       if (override) glUniform2i(u_override_, 0, 0);
     }
   }
   glActiveTexture(GL_TEXTURE0);
+}
+
+void Renderer::gather(std::int32_t count, std::int32_t offset, std::int32_t instances, bool two_sided) {
+  // One call draws with one culling state: a change ends the list (the draws keep their order,
+  // which decides coplanar ties).
+  if (gathered_cull_ != static_cast<int>(two_sided)) flush_gathered();
+  gathered_cull_ = two_sided;
+  gathered_.counts.push_back(count);
+  gathered_.offsets.push_back(offset);
+  gathered_.instances.push_back(instances);
+}
+
+void Renderer::flush_gathered() {
+  if (gathered_.counts.empty()) return;
+  set_cull(gathered_cull_ != 0);
+#ifdef __EMSCRIPTEN__
+  multi_draw_copied(GL_TRIANGLES, gathered_.counts.data(), GL_UNSIGNED_INT, gathered_.offsets.data(),
+                    gathered_.instances.data(), static_cast<int>(gathered_.counts.size()));
+#endif
+  ++stats_.draw_calls;
+  ++stats_.model_calls;
+  gathered_.clear();
+  gathered_cull_ = -1;
 }
 
 void Renderer::update_section(std::size_t index) {
@@ -1002,40 +1192,37 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
     glUniform1ui(loc(instanced_program_, "u_highlight"), highlight_);
     glUniform2ui(loc(instanced_program_, "u_hidden"), hidden_first_, hidden_end_);
     glUniform1f(loc(instanced_program_, "u_pixels_per_unit"), camera.projection[1][1] * 0.5f * static_cast<float>(viewport_h_));
-    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
     bind_arrays();
     cull_ = -1;  // other passes set culling between frames
-    // A mesh's vertex array keeps where its instances start: pointed again only when the plan
-    // has moved its room (FramePlan), not every frame.
-    auto bind_instances = [&](std::size_t m) {
-      GpuMesh& g = meshes_[m];
-      glBindVertexArray(g.vao);
-      const std::size_t base = std::size_t{plan_.mesh_first[m]} * sizeof(InstanceGpu);
-      if (g.instance_base == base) return;
-      for (GLuint r = 0; r < 3; ++r)
-        glVertexAttribPointer(4 + r, 4, GL_FLOAT, GL_FALSE, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 16 * r));
-      glVertexAttribIPointer(7, 1, GL_UNSIGNED_INT, sizeof(InstanceGpu), reinterpret_cast<void*>(base + 48));
-      g.instance_base = base;
+    // The drawn meshes by slab: a slab's vertex array is bound once for all of its meshes.
+    slab_draws_.resize(pool_.slabs().size());
+    for (auto& list : slab_draws_) list.clear();
+    bool any_blended = false;
+    for (std::size_t m = 0; m < meshes_.size(); ++m) {
+      if (!plan_.mesh_count[m] || !mesh_ready_[m] || !meshes_[m].resident) continue;
+      slab_draws_[meshes_[m].place.slab].push_back(static_cast<std::uint32_t>(m));
+      for (const MeshRun& run : meshes_[m].runs) any_blended |= run.blended;
+    }
+    const auto draw_pass = [&](bool blended) {
+      for (std::size_t s = 0; s < slab_draws_.size(); ++s) {
+        if (slab_draws_[s].empty()) continue;
+        glBindVertexArray(pool_.slabs()[s].vao);
+        for (std::uint32_t m : slab_draws_[s]) {
+          const auto& runs = meshes_[m].runs;
+          if (blended && std::none_of(runs.begin(), runs.end(), [](const MeshRun& r) { return r.blended; })) continue;
+          draw_mesh(m, blended, ids);
+        }
+        flush_gathered();  // before the next slab's vertex array
+      }
     };
     // Opaque and masked runs first; blended ones after them, without writing depth (in the id
     // pass they are solid, so they can be clicked).
-    bool any_blended = false;
-    for (std::size_t m = 0; m < meshes_.size(); ++m) {
-      if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
-      bind_instances(m);
-      draw_mesh(m, false, ids);
-      for (const MeshRun& run : meshes_[m].runs) any_blended |= run.blended;
-    }
+    draw_pass(false);
     if (any_blended && !ids) {
       glEnable(GL_BLEND);
       glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
       glDepthMask(GL_FALSE);
-      for (std::size_t m = 0; m < meshes_.size(); ++m) {
-        if (!plan_.mesh_count[m] || !mesh_ready_[m]) continue;
-        if (std::none_of(meshes_[m].runs.begin(), meshes_[m].runs.end(), [](const MeshRun& r) { return r.blended; })) continue;
-        bind_instances(m);
-        draw_mesh(m, true, ids);
-      }
+      draw_pass(true);
       glDepthMask(GL_TRUE);
       glDisable(GL_BLEND);
     }
@@ -1053,13 +1240,7 @@ void Renderer::draw_scene(const CameraMatrices& camera, bool ids) {
 void Renderer::plan_and_upload(const CameraMatrices& camera) {
   plan_frame(prepared_, camera, settings_, plan_);
   // One upload for all meshes' instances; each mesh draws from its own range.
-  const std::size_t bytes = plan_.used_end * sizeof(InstanceGpu);
-  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-  if (bytes > instance_capacity_) {
-    instance_capacity_ = std::max(bytes, instance_capacity_ * 2);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_), nullptr, GL_DYNAMIC_DRAW);
-  }
-  if (bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes), plan_.instances.data());
+  upload_instances();
   make_resident();
 }
 
@@ -1095,7 +1276,7 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_.sections_total = scene_ ? static_cast<std::uint32_t>(scene_->sections.size()) : 0;
   stats_.meshes_drawn = plan_.meshes_drawn;
   // Counted apart from the ledger, so that a ledger gone wrong shows.
-  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + layers_.slack() + residency_.held_bytes();
+  stats_.gpu_bytes = static_bytes_ + instance_capacity_ + layers_.slack() + pool_.slack() + residency_.held_bytes();
   stats_.gpu_budget = residency_.budget();
   stats_.gpu_held = residency_.held_bytes();
   stats_.gpu_released = residency_.released();
@@ -1103,6 +1284,9 @@ void Renderer::draw_frame(const CameraMatrices& camera, int width, int height) {
   stats_.texture_arrays = static_cast<std::uint32_t>(
       std::count_if(layers_.arrays().begin(), layers_.arrays().end(), [](const TextureLayers::Array& a) { return a.live; }));
   stats_.textures_waiting = textures_waiting_;
+  stats_.multi_draw = multi_draw_;
+  stats_.mesh_slabs = static_cast<std::uint32_t>(
+      std::count_if(pool_.slabs().begin(), pool_.slabs().end(), [](const MeshPool::Slab& s) { return s.live; }));
   stats_.draw_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 }
 

@@ -11,6 +11,7 @@
 #include "render/camera.hpp"
 #include "render/frame_plan.hpp"
 #include "render/mesh_layout.hpp"
+#include "render/mesh_pool.hpp"
 #include "render/residency.hpp"
 #include "render/texture_layers.hpp"
 #include "scene/scene.hpp"
@@ -29,6 +30,9 @@ struct FrameStats {
   // Instanced draws: one per run of a mesh's parts drawn with the same state (MeshLayout), and
   // one per part whose texture's array found no free texture unit.
   std::uint32_t model_draws = 0;
+  std::uint32_t model_calls = 0;  // the GL calls that drew them (of draw_calls)
+  bool multi_draw = false;       // those draws gathered into a call per slab (WEBGL_multi_draw)
+  std::uint32_t mesh_slabs = 0;  // shared buffers holding the resident meshes (MeshPool)
   std::uint32_t texture_arrays = 0;  // arrays holding the resident textures (TextureLayers)
   // GPU memory this renderer holds now (static geometry, the instance buffer, the meshes and
   // textures resident), its budget, and what the budget made it do: meshes and textures let go
@@ -77,6 +81,10 @@ class Renderer {
   // Texture units holding texture arrays, 0..12 (12 by default): arrays beyond them are drawn part
   // by part (how a scene with more shapes of texture than units is drawn; tests use fewer units).
   void set_texture_units(int units);
+  // Whether the draws of a slab are gathered into one call (WEBGL_multi_draw, where the context
+  // has it; on by default) or issued one call a draw (what the benchmark compares it with).
+  void set_multi_draw(bool on) { multi_draw_ = on && has_multi_draw_; }
+  bool multi_draw() const { return multi_draw_; }
   void set_highlight(std::uint32_t object) { highlight_ = object; }
   // Leaves objects [first, first + count) out (count 0: none): "hide this", and how tests prove
   // an object is what covers its pixels.
@@ -108,9 +116,10 @@ class Renderer {
     bool overlay = false;
   };
   struct GpuMesh {
-    unsigned vao = 0, vbo = 0, ibo = 0;
-    std::size_t instance_base = SIZE_MAX;  // where its instance attributes point in the instance buffer
-    std::vector<scene::Part> parts;  // as laid out (MeshLayout): ranges of its index buffer
+    bool resident = false;
+    MeshPool::Place place;  // its slab, and where its vertices and indices start there
+    std::uint32_t vertices = 0, indices = 0;
+    std::vector<scene::Part> parts;  // as laid out (MeshLayout): ranges of its indices
     std::vector<MeshRun> runs;       // one draw each, over all visible instances
   };
   void release_scene();
@@ -139,8 +148,13 @@ class Renderer {
   static std::uint32_t texture_item(std::size_t t) { return static_cast<std::uint32_t>(2 * t + 1); }
   std::uint64_t mesh_bytes(const scene::Mesh& mesh) const;
   std::uint64_t texture_bytes(std::uint32_t texture);  // its layer's (0: nothing to upload), worked out once
-  GpuMesh upload_mesh(const scene::Mesh& mesh);
-  void release_mesh(GpuMesh& mesh);
+  // Lays out mesh `m` (`layout`) into its place in a slab; `fresh`: not a slab's rebuild (counted).
+  void upload_mesh(std::size_t m, const MeshLayout& layout, const MeshPool::Place& place, bool fresh);
+  void release_mesh(GpuMesh& mesh);  // its ranges given back to the pool (compact_pool gives the bytes back)
+  // A slab's storage made anew at the pool's capacities, keeping its first vertices and indices.
+  void remake_slab(std::uint32_t slab, std::uint32_t keep_vertices, std::uint32_t keep_indices);
+  void compact_pool();  // after meshes were let go: slabs with room rebuilt, empty ones deleted
+  void rebuild_slab(std::uint32_t slab);  // to just what it holds: its meshes laid out and uploaded again
   // A texture's layer shape as this context stores it (format 0: nothing to upload).
   LayerShape layer_shape(const scene::Texture& texture) const;
   // Makes array `a`'s storage anew at its capacity and uploads every texture it holds, counting
@@ -151,7 +165,8 @@ class Renderer {
   // would not decode.
   bool upload_layer(const TextureLayers::Array& array, std::uint32_t layer, const scene::Texture& texture, bool count);
   void compact_layers();        // after textures were let go: their bytes given back
-  void upload_tables();         // the material and texture tables, where they changed
+  void upload_tables();         // the material, texture and mesh tables, where they changed
+  void upload_instances();      // this frame's plan into the instance texture
   void bind_arrays();           // each array with a unit on it
   bool s3tc_ = false;
   std::uint32_t textures_compressed_ = 0, textures_decoded_here_ = 0;
@@ -161,29 +176,49 @@ class Renderer {
   void draw_mesh(std::size_t mesh, bool blended_pass, bool ids);
   void set_cull(bool two_sided);
   int cull_ = -1;               // GL_CULL_FACE as last set in this pass (-1: unknown)
+  // Draws gathered for one multi-draw: index counts, byte offsets, instance counts.
+  struct DrawList {
+    std::vector<std::int32_t> counts, offsets, instances;
+    void clear() { counts.clear(), offsets.clear(), instances.clear(); }
+  };
+  DrawList gathered_;
+  int gathered_cull_ = -1;
+  void gather(std::int32_t count, std::int32_t offset, std::int32_t instances, bool two_sided);
+  void flush_gathered();        // the draws gathered so far, as one call
+  bool has_multi_draw_ = false, multi_draw_ = false;
   int u_override_ = -1;         // the instanced program's override uniform, looked up once
   TextureLayers layers_;
   std::vector<unsigned> unit_bound_;  // per unit: the array bound there
   std::vector<std::uint32_t> rebuilt_scratch_;
   std::vector<unsigned> deleted_scratch_;
-  unsigned material_table_ = 0, texture_table_ = 0;
-  bool materials_dirty_ = true, textures_dirty_ = true;
+  unsigned material_table_ = 0, texture_table_ = 0, mesh_table_ = 0;
+  bool materials_dirty_ = true, textures_dirty_ = true, meshes_dirty_ = true;
+  std::uint64_t mesh_table_layouts_ = ~0ull;  // the plan's rooms the mesh table points at
   std::size_t material_rows_ = 0, texture_rows_ = 0;  // in the tables as last uploaded
   MeshLayout layout_scratch_;
+  std::vector<std::uint32_t> upload_scratch_;  // a mesh's vertex ids, then its indices made absolute
+  MeshPool pool_;
+  std::vector<std::uint32_t> rebuild_scratch_, gone_scratch_, members_scratch_;
+  std::vector<MeshLayout> layouts_scratch_;
+  // This frame's drawn meshes by slab: one vertex-array bind a slab, not one a mesh.
+  std::vector<std::vector<std::uint32_t>> slab_draws_;
 
   unsigned static_program_ = 0, instanced_program_ = 0, sky_program_ = 0;
   unsigned sky_vao_ = 0;
   unsigned grid_vao_ = 0, grid_vbo_ = 0;
   int grid_count_ = 0, grid_lines_ = 0;
-  unsigned instance_vbo_ = 0;
-  std::size_t instance_capacity_ = 0;
+  // Every drawn instance, 4 texels each (InstanceGpu), read by the vertex shader at its mesh's
+  // first instance (the mesh table) plus gl_InstanceID: no per-mesh instance attributes to point.
+  unsigned instance_texture_ = 0;
+  std::size_t instance_rows_ = 0, instance_capacity_ = 0;  // rows allocated; their bytes
+  std::size_t max_instance_rows_ = 1;  // the context's texture height
   unsigned pick_fbo_ = 0, pick_color_ = 0, pick_depth_ = 0;
   int pick_w_ = 0, pick_h_ = 0;
 
   const scene::Scene* scene_ = nullptr;
   PreparedScene prepared_;
   std::vector<std::vector<GpuBatch>> section_batches_;
-  std::vector<GpuMesh> meshes_;       // per scene mesh: vao 0 while not resident
+  std::vector<GpuMesh> meshes_;       // per scene mesh
   std::vector<GpuTexture> textures_;  // per scene texture
   std::vector<std::uint8_t> mesh_ready_;  // per mesh: resident for this frame's plan
   std::vector<std::uint32_t> let_go_;     // scratch: items the ledger let go

@@ -60,6 +60,8 @@ class WebViewer {
   }
   void set_gpu_budget(std::uint64_t bytes) { renderer_.set_gpu_budget(bytes); }
   void set_texture_units(int units) { renderer_.set_texture_units(units); }
+  void set_multi_draw(bool on) { renderer_.set_multi_draw(on); }
+  bool multi_draw() const { return renderer_.multi_draw(); }
   const scene::Scene* scene() const { return scene_.get(); }
   // The object under a canvas pixel, or scene::kNoObject; highlights it.
   std::uint32_t pick(int x, int y);

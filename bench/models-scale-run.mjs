@@ -6,7 +6,7 @@
 //     screen (bytes, share of the file, Range requests; the model and texture files apart);
 //   - from one camera, once every model in view has loaded: the frame's CPU time (the renderer's
 //     CPU time for the whole frame, median of 15, each after the GPU finished the one before; nine
-//     rounds, the pages in turn) with the draws gathered into a call per slab (WEBGL_multi_draw,
+//     rounds, the pages in turn, their render loops stopped: the timed frames are drawn on demand) with the draws gathered into a call per slab (WEBGL_multi_draw,
 //     the default) and with one call a draw, against the same scenery opened where no model file
 //     is found (every instance a proxy box); the instanced draws (one per run of a mesh's parts)
 //     and the calls that drew them against the (mesh, material) pairs drawn — the other calls are
@@ -56,6 +56,11 @@ const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
 // within 300 m only (SwiftShader draws every triangle on the CPU; the page would crawl), and the
 // frame is measured so too (at 1 km, 64 M triangles a frame, a frame waited for ended the page).
 const CAMERA = { x: 0, y: 0, z: 20000, distance: 300, yaw: 0, pitch: 0.15, draw: 3000, models: 300, measured: 300 };
+
+// A page's render loop stopped while the other one works, and both while frames are timed (the
+// timed frames are drawn on demand): the models page's loop drawing millions of triangles on
+// SwiftShader, on the same two cores, starved the boxes page's settling for most of an hour.
+const setLooping = (page, on) => page.evaluate((on) => window.sceneria.viewer.setLooping(on), on);
 
 async function open(url) {
   const page = await browser.newPage({ viewport: { width: 640, height: 360 } });
@@ -111,8 +116,10 @@ for (const n of sizes) {
   // open and are timed in turn, nine rounds (the machine's load drifts over minutes): each
   // side's median of its rounds' medians, and the median of the rounds' own ratios (a round's
   // two pages are timed a second apart, so drift between rounds cancels in its ratio).
+  await setLooping(withModels.page, false);
   const boxes = await open(`http://127.0.0.1:8171/alone${n}/scenery/bench.eu7`);
   await settleAt(boxes.page, false);
+  await setLooping(boxes.page, false);
   const rounds = { models: [], single: [], proxies: [] };
   for (let round = 0; round < roundCount; round++) {
     rounds.models.push(await frame(withModels.page));

@@ -848,6 +848,8 @@ class Viewer {
   void setTextureUnits(int units) { viewer_.set_texture_units(units); }
   // Gathered draws in one call where the context has WEBGL_multi_draw (the default), or one call
   // a draw: what the benchmark and the tests compare. Returns whether gathering is now on.
+  // The render loop stopped (false) or going again; renderFrame still draws on demand.
+  void setLooping(bool on) { viewer_.set_looping(on); }
   bool setMultiDraw(bool on) {
     viewer_.set_multi_draw(on);
     return viewer_.multi_draw();
@@ -968,6 +970,7 @@ EMSCRIPTEN_BINDINGS(sceneria) {
       .function("setGpuBudget", &Viewer::setGpuBudget)
       .function("setTextureUnits", &Viewer::setTextureUnits)
       .function("setMultiDraw", &Viewer::setMultiDraw)
+      .function("setLooping", &Viewer::setLooping)
       .function("update", &Viewer::update);
 #endif
 }

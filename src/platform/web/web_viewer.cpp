@@ -64,6 +64,11 @@ bool WebViewer::start(std::string& error) {
   return true;
 }
 
+void WebViewer::set_looping(bool on) {
+  if (on) emscripten_resume_main_loop();
+  else emscripten_pause_main_loop();
+}
+
 bool WebViewer::load_scene(std::span<const std::uint8_t> bytes, std::string& error) {
   auto scene = scene::deserialize(bytes);
   if (!scene) {

@@ -61,6 +61,9 @@ class WebViewer {
   void set_gpu_budget(std::uint64_t bytes) { renderer_.set_gpu_budget(bytes); }
   void set_texture_units(int units) { renderer_.set_texture_units(units); }
   void set_multi_draw(bool on) { renderer_.set_multi_draw(on); }
+  // Stops or restarts the render loop; frame() still draws on demand. A benchmark's page at rest
+  // while another is measured (both would otherwise draw on the same cores).
+  void set_looping(bool on);
   bool multi_draw() const { return renderer_.multi_draw(); }
   const scene::Scene* scene() const { return scene_.get(); }
   // The object under a canvas pixel, or scene::kNoObject; highlights it.

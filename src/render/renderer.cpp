@@ -416,11 +416,8 @@ void Renderer::release_scene() {
     }
   section_batches_.clear();
   meshes_.clear();
-  for (const MeshPool::Slab& slab : pool_.slabs()) {
-    if (!slab.live) continue;
-    glDeleteVertexArrays(1, &slab.vao);
-    for (unsigned b : {slab.vbo, slab.ids, slab.ibo}) glDeleteBuffers(1, &b);
-  }
+  for (const MeshPool::Slab& slab : pool_.slabs())
+    if (slab.live) delete_slab(slab);
   pool_.reset();
   for (const TextureLayers::Array& a : layers_.arrays())
     if (a.live && a.gl) glDeleteTextures(1, &a.gl);
@@ -678,12 +675,15 @@ void Renderer::release_mesh(GpuMesh& g) {
   g = {};
 }
 
+void Renderer::delete_slab(const MeshPool::Slab& slab) {
+  glDeleteVertexArrays(1, &slab.vao);
+  for (unsigned b : {slab.vbo, slab.ids, slab.ibo}) glDeleteBuffers(1, &b);
+}
+
 void Renderer::compact_pool() {
   pool_.compact(rebuild_scratch_, gone_scratch_);
   for (std::uint32_t s : gone_scratch_) {
-    const MeshPool::Slab& slab = pool_.slabs()[s];
-    glDeleteVertexArrays(1, &slab.vao);
-    for (unsigned b : {slab.vbo, slab.ids, slab.ibo}) glDeleteBuffers(1, &b);
+    delete_slab(pool_.slabs()[s]);
     pool_.drop(s);
   }
   for (std::uint32_t s : rebuild_scratch_) rebuild_slab(s);

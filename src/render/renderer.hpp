@@ -153,6 +153,7 @@ class Renderer {
   void release_mesh(GpuMesh& mesh);  // its ranges given back to the pool (compact_pool gives the bytes back)
   // A slab's storage made anew at the pool's capacities, keeping its first vertices and indices.
   void remake_slab(std::uint32_t slab, std::uint32_t keep_vertices, std::uint32_t keep_indices);
+  void delete_slab(const MeshPool::Slab& slab);  // its vertex array and buffers
   void compact_pool();  // after meshes were let go: slabs with room rebuilt, empty ones deleted
   void rebuild_slab(std::uint32_t slab);  // to just what it holds: its meshes laid out and uploaded again
   // A texture's layer shape as this context stores it (format 0: nothing to upload).
